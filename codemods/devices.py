@@ -1,0 +1,520 @@
+"""XLA1xx: every way training code picks and uses a CUDA device, moved to the XLA device.
+
+Follows the migration guide's "Device Handling" section: ``torch.device("cuda:0")``
+becomes the XLA device (``torch_xla.device()``, or the string ``"xla"`` where the
+code keeps device names as strings), and the ``torch.cuda`` runtime calls become
+their torch_xla meaning, or go away where they mean nothing on XLA.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from migrate_xla.rule import SAFE, TORCH_XLA, XM, XR, Import, Rule, call_arg, parse_expr, string_value
+
+CUDA_NAME = re.compile(r"cuda(:\d+)?$")
+OTHER_DEVICE = re.compile(r"(cpu|mps)(:\d+)?$")
+
+
+def is_cuda_literal(node: cst.CSTNode) -> bool:
+    """``"cuda"``, ``"cuda:0"`` or ``f"cuda:{rank}"``."""
+    value = string_value(node)
+    if value is not None:
+        return bool(CUDA_NAME.match(value))
+    if isinstance(node, cst.FormattedString) and node.parts:
+        first = node.parts[0]
+        return isinstance(first, cst.FormattedStringText) and (
+            first.value == "cuda:" or (first.value == "cuda" and len(node.parts) == 1)
+        )
+    return False
+
+
+def is_other_device(node: cst.CSTNode) -> bool:
+    value = string_value(node)
+    return value is not None and bool(OTHER_DEVICE.match(value))
+
+
+def cuda_choice(node: cst.CSTNode) -> cst.BaseExpression | None:
+    """The condition of ``"cuda" if COND else "cpu"`` (either order), else None."""
+    if isinstance(node, cst.IfExp) and (
+        (is_cuda_literal(node.body) and is_other_device(node.orelse))
+        or (is_other_device(node.body) and is_cuda_literal(node.orelse))
+    ):
+        return node.test
+    return None
+
+
+def is_cuda_value(node: cst.CSTNode) -> bool:
+    return is_cuda_literal(node) or cuda_choice(node) is not None
+
+
+def code_of(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)
+
+
+def dropped_condition(node: cst.CSTNode) -> str:
+    """A note for the message when a CUDA/CPU choice depended on the user's own flag."""
+    test = cuda_choice(node)
+    if test is None:
+        return ""
+    text = code_of(test)
+    if re.fullmatch(r"[\w.]*cuda\.is_available\(\)", text):
+        return ""
+    return f"; the choice on `{text}` was dropped: the migrated script always uses the XLA device"
+
+
+def xla_string(like: cst.CSTNode) -> cst.SimpleString:
+    """The string ``"xla"``, quoted the way ``like`` was."""
+    quote = "'" if isinstance(like, cst.SimpleString) and like.quote == "'" else '"'
+    return cst.SimpleString(f"{quote}xla{quote}")
+
+
+def target_name(node: cst.CSTNode) -> str:
+    """The name a value is stored under: ``device``, ``self.device``, ``cfg["device"]``."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1:
+        index = node.slice[0].slice
+        if isinstance(index, cst.Index):
+            return string_value(index.value) or ""
+    return ""
+
+
+def names_device(name: str) -> bool:
+    return "device" in name.lower()
+
+
+XLA_DEVICE = "torch_xla.device()"
+
+
+class CudaDevice(Rule):
+    """``torch.device("cuda...")`` becomes the XLA device.
+
+    Guide, "Device Handling": ``torch.device("cuda:0" if torch.cuda.is_available() else
+    "cpu")`` becomes the XLA device. An index (``"cuda:1"``, ``torch.device("cuda",
+    rank)``) is dropped: on XLA each process owns its device, and
+    ``torch_xla.device()`` returns it. A CUDA/CPU choice on the user's own flag
+    (``args.cuda``, ``not args.no_cuda``) is dropped too, and the diagnostic says so.
+    """
+
+    CODE = "XLA101"
+    NAME = "cuda-device"
+    SUMMARY = "torch.device('cuda...') becomes torch_xla.device()"
+    FIX = SAFE
+    TRIGGERS = (r"device\(",)
+    BEFORE = 'device = torch.device("cuda:0" if torch.cuda.is_available() else "cpu")\n'
+    AFTER = "device = torch_xla.device()\n"
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call):
+        if self.qualname(original.func) != "torch.device":
+            return updated
+        kind = call_arg(original, 0, "type")
+        if kind is None or not is_cuda_value(kind.value):
+            return updated
+        return self.replace(
+            original,
+            updated,
+            parse_expr(XLA_DEVICE),
+            f"`{code_of(original)}` -> `{XLA_DEVICE}`{dropped_condition(kind.value)}",
+            imports=[TORCH_XLA],
+        )
+
+    def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp):
+        # torch.device("cuda") if COND else torch.device("cpu")
+        branches = [original.body, original.orelse]
+        devices = [b for b in branches if isinstance(b, cst.Call) and self.qualname(b.func) == "torch.device"]
+        if len(devices) != 2:
+            return updated
+        kinds = [call_arg(d, 0, "type") for d in devices]
+        if any(k is None for k in kinds):
+            return updated
+        flags = [is_cuda_value(k.value) for k in kinds]
+        others = [is_other_device(k.value) for k in kinds]
+        if sorted(flags) != [False, True] or not any(others):
+            return updated
+        return self.replace(
+            original,
+            updated,
+            parse_expr(XLA_DEVICE),
+            f"`{code_of(original)}` -> `{XLA_DEVICE}`; the choice on `{code_of(original.test)}` "
+            "was dropped: the migrated script always uses the XLA device",
+            imports=[TORCH_XLA],
+        )
+
+
+class CudaDeviceString(Rule):
+    """Device names kept as strings: ``"cuda"`` becomes ``"xla"`` where it names a device.
+
+    Scripts keep the device in variables, config dicts, argparse defaults, function
+    defaults and ``device=`` / ``.to(...)`` arguments. ``"xla"`` is the guide's
+    ``torch.device('xla')`` spelled as a string; ``import torch_xla`` is added so that
+    the XLA backend is registered before the string is used.
+    """
+
+    CODE = "XLA102"
+    NAME = "cuda-device-string"
+    SUMMARY = "'cuda' device strings in variables, configs, defaults and .to() become 'xla'"
+    FIX = SAFE
+    TRIGGERS = (r"""['"]cuda""", r"""['"]cpu['"]\s+if""")
+    BEFORE = 'parser.add_argument("--device", default="cuda")\nx = x.to("cuda:0")\n'
+    AFTER = 'parser.add_argument("--device", default="xla")\nx = x.to("xla")\n'
+
+    def _to_xla(self, original: cst.CSTNode, updated: cst.BaseExpression, where: str):
+        return self.replace(
+            original,
+            updated,
+            xla_string(original if not isinstance(original, cst.IfExp) else original.body),
+            f"device `{code_of(original)}` {where} -> `\"xla\"`{dropped_condition(original)}",
+            imports=[TORCH_XLA],
+        )
+
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
+        if is_cuda_value(original.value) and any(names_device(target_name(t.target)) for t in original.targets):
+            return updated.with_changes(value=self._to_xla(original.value, updated.value, "assigned"))
+        return updated
+
+    def leave_AnnAssign(self, original: cst.AnnAssign, updated: cst.AnnAssign):
+        if original.value is not None and is_cuda_value(original.value) and names_device(target_name(original.target)):
+            return updated.with_changes(value=self._to_xla(original.value, updated.value, "assigned"))
+        return updated
+
+    def leave_DictElement(self, original: cst.DictElement, updated: cst.DictElement):
+        if is_cuda_value(original.value) and names_device(string_value(original.key) or ""):
+            return updated.with_changes(value=self._to_xla(original.value, updated.value, "in a dict"))
+        return updated
+
+    def leave_Param(self, original: cst.Param, updated: cst.Param):
+        if original.default is not None and is_cuda_value(original.default) and names_device(original.name.value):
+            return updated.with_changes(default=self._to_xla(original.default, updated.default, "as a default"))
+        return updated
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call):
+        func = original.func
+        method = func.attr.value if isinstance(func, cst.Attribute) else ""
+        changed = []
+        for index, arg in enumerate(original.args):
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            if not is_cuda_value(arg.value):
+                continue
+            if keyword is not None and names_device(keyword):
+                where = f"as `{keyword}=`"
+            elif method == "to" and (keyword is None and index == 0):
+                where = "in `.to()`"
+            elif method == "add_argument" and keyword == "default":
+                where = "as an argparse default"
+            elif self.qualname(func) in ("os.environ.get", "os.getenv") and index == 1:
+                where = "as an environment default"
+            else:
+                continue
+            changed.append((index, self._to_xla(arg.value, updated.args[index].value, where)))
+        if not changed:
+            return updated
+        args = list(updated.args)
+        for index, value in changed:
+            args[index] = args[index].with_changes(value=value)
+        return updated.with_changes(args=args)
+
+
+class CudaMethod(Rule):
+    """``.cuda()`` on tensors, modules and losses becomes ``.to(torch_xla.device())``.
+
+    Matched by shape: any ``x.cuda(...)`` call is taken to be ``Tensor.cuda`` or
+    ``Module.cuda``, and the diagnostic says it guessed. A device index is dropped
+    (each XLA process owns one device); ``non_blocking=`` is kept.
+    """
+
+    CODE = "XLA103"
+    NAME = "cuda-method"
+    SUMMARY = ".cuda() on tensors and modules becomes .to(torch_xla.device())"
+    FIX = SAFE
+    TRIGGERS = (r"\.cuda\(",)
+    BEFORE = "model = Net().cuda()\nx = x.cuda(non_blocking=True)\n"
+    AFTER = "model = Net().to(torch_xla.device())\nx = x.to(torch_xla.device(), non_blocking=True)\n"
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call):
+        func = updated.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "cuda"):
+            return updated
+        if self.qualname(original.func) is not None:  # torch.cuda(...) or a module attribute, not a method call
+            return updated
+        kept = [a for a in updated.args if a.keyword is not None and a.keyword.value == "non_blocking"]
+        args = [cst.Arg(parse_expr(XLA_DEVICE)), *kept]
+        args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args]
+        replacement = updated.with_changes(func=func.with_changes(attr=cst.Name("to")), args=args)
+        return self.replace(
+            original,
+            updated,
+            replacement,
+            f"`.cuda()` -> `.to({XLA_DEVICE})` (matched by shape: assumed to be a tensor or module)",
+            imports=[TORCH_XLA],
+        )
+
+
+class CudaDeviceCheck(Rule):
+    """Checks for CUDA tensors and devices now check for XLA.
+
+    ``t.is_cuda`` becomes ``t.is_xla``; ``device.type == "cuda"`` and ``"cuda" in
+    str(device)`` compare with ``"xla"``, so branches written for the GPU (moving data,
+    synchronising, pinning) now run on the device that took the GPU's place.
+    """
+
+    CODE = "XLA104"
+    NAME = "cuda-device-check"
+    SUMMARY = "t.is_cuda and device.type == 'cuda' checks become XLA checks"
+    FIX = SAFE
+    TRIGGERS = (r"\.is_cuda\b", r"""['"]cuda""")
+    BEFORE = 'if device.type == "cuda":\n    pass\nif x.is_cuda:\n    pass\n'
+    AFTER = 'if device.type == "xla":\n    pass\nif x.is_xla:\n    pass\n'
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
+        if original.attr.value != "is_cuda" or self.qualname(original) is not None:
+            return updated
+        return self.replace(
+            original,
+            updated,
+            updated.with_changes(attr=cst.Name("is_xla")),
+            "`.is_cuda` -> `.is_xla`",
+        )
+
+    def leave_Comparison(self, original: cst.Comparison, updated: cst.Comparison):
+        operands = [original.left, *(t.comparator for t in original.comparisons)]
+        if not any(is_cuda_literal(o) for o in operands) or all(string_value(o) is not None for o in operands):
+            return updated
+
+        def swap(old: cst.BaseExpression, new: cst.BaseExpression) -> cst.BaseExpression:
+            return xla_string(old) if is_cuda_literal(old) else new
+
+        replacement = updated.with_changes(
+            left=swap(original.left, updated.left),
+            comparisons=[
+                u.with_changes(comparator=swap(o.comparator, u.comparator))
+                for o, u in zip(original.comparisons, updated.comparisons)
+            ],
+        )
+        return self.replace(original, updated, replacement, f"`{code_of(original)}` now checks for \"xla\"")
+
+
+# qualified name -> (replacement template or None to remove the statement, imports).
+# In a template, {0} is the call's first argument.
+RUNTIME_CALLS: dict[str, tuple[str | None, tuple[Import, ...]]] = {
+    "torch.cuda.is_available": ("bool(torch_xla.device_count())", (TORCH_XLA,)),
+    "torch.accelerator.is_available": ("bool(torch_xla.device_count())", (TORCH_XLA,)),
+    "torch.cuda.device_count": ("torch_xla.device_count()", (TORCH_XLA,)),
+    "torch.accelerator.device_count": ("torch_xla.device_count()", (TORCH_XLA,)),
+    "torch.cuda.current_device": ("xr.local_ordinal()", (XR,)),
+    "torch.accelerator.current_device_index": ("xr.local_ordinal()", (XR,)),
+    "torch.accelerator.current_accelerator": (XLA_DEVICE, (TORCH_XLA,)),
+    "torch.cuda.synchronize": ("torch_xla.sync(wait=True)", (TORCH_XLA,)),
+    "torch.accelerator.synchronize": ("torch_xla.sync(wait=True)", (TORCH_XLA,)),
+    "torch.cuda.get_device_name": (f"xm.xla_device_hw({XLA_DEVICE})", (TORCH_XLA, XM)),
+    "torch.cuda.is_bf16_supported": ("True", ()),
+    "torch.cuda.manual_seed": ("torch_xla.manual_seed({0})", (TORCH_XLA,)),
+    "torch.cuda.manual_seed_all": ("torch_xla.manual_seed({0})", (TORCH_XLA,)),
+    "torch.cuda.set_device": (None, ()),
+    "torch.accelerator.set_device_index": (None, ()),
+    "torch.cuda.empty_cache": (None, ()),
+    "torch.cuda.ipc_collect": (None, ()),
+    "torch.cuda.init": (None, ()),
+    "torch.cuda.reset_peak_memory_stats": (None, ()),
+    "torch.cuda.reset_max_memory_allocated": (None, ()),
+    "torch.cuda.reset_accumulated_memory_stats": (None, ()),
+}
+
+
+class CudaRuntimeCall(Rule):
+    """``torch.cuda`` / ``torch.accelerator`` bookkeeping becomes its XLA meaning.
+
+    Left alone, these crash on a TPU VM ("Found no NVIDIA driver") or silently report
+    no device, so the script falls back to the CPU. ``synchronize()`` becomes
+    ``torch_xla.sync(wait=True)`` (run the pending graph and wait for it);
+    ``manual_seed(_all)`` becomes ``torch_xla.manual_seed`` (``torch.manual_seed`` does
+    not seed the XLA generator); ``is_available()`` asks whether an XLA device is
+    there; ``set_device``, ``empty_cache`` and resetting peak-memory statistics mean
+    nothing on XLA and are removed. See PyTorch/XLA's ``torch_xla`` and
+    ``torch_xla.runtime`` API reference.
+    """
+
+    CODE = "XLA105"
+    NAME = "cuda-runtime-call"
+    SUMMARY = "torch.cuda / torch.accelerator runtime calls become torch_xla calls, or go"
+    FIX = SAFE
+    TRIGGERS = (r"\bcuda\b", r"\baccelerator\b")
+    BEFORE = "torch.cuda.manual_seed_all(0)\ntorch.cuda.set_device(rank)\ntorch.cuda.synchronize()\n"
+    AFTER = "torch_xla.manual_seed(0)\ntorch_xla.sync(wait=True)\n"
+
+    def leave_Expr(self, original: cst.Expr, updated: cst.Expr):
+        call = original.value
+        if not isinstance(call, cst.Call):
+            return updated
+        name = self.qualname(call.func)
+        if name in RUNTIME_CALLS and RUNTIME_CALLS[name][0] is None:
+            return self.replace(
+                original, updated, cst.RemoveFromParent(), f"`{name}()` means nothing on XLA: removed"
+            )
+        return updated
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call):
+        name = self.qualname(original.func)
+        if name not in RUNTIME_CALLS:
+            return updated
+        template, imports = RUNTIME_CALLS[name]
+        if template is None:
+            return updated  # a statement of its own is removed by leave_Expr; elsewhere XLA899 flags it
+        if "{0}" in template:
+            if not original.args:
+                return updated
+            template = template.format(code_of(updated.args[0].value))
+        return self.replace(
+            original, updated, parse_expr(template), f"`{name}()` -> `{template}`", imports=imports
+        )
+
+
+# qualified name -> (severity, what to do instead)
+MEMORY_CALLS = {
+    "torch.cuda.memory_allocated": "warning",
+    "torch.cuda.max_memory_allocated": "warning",
+    "torch.cuda.memory_reserved": "warning",
+    "torch.cuda.max_memory_reserved": "warning",
+    "torch.cuda.memory_stats": "warning",
+    "torch.cuda.memory_summary": "error",
+    "torch.cuda.mem_get_info": "error",
+    "torch.cuda.get_device_properties": "error",
+    "torch.cuda.get_device_capability": "error",
+}
+MEMORY_HINT = (
+    "on TPU read `xm.get_memory_info(device)` (bytes_used, bytes_limit, peak_bytes_used; "
+    "not available on CPU PJRT), see https://docs.pytorch.org/xla/master/learn/troubleshoot.html"
+)
+
+
+class CudaMemoryQuery(Rule):
+    """CUDA memory and device-property queries have no XLA counterpart on every device.
+
+    Without a GPU, ``memory_allocated()`` and its kind quietly return 0, and
+    ``memory_summary()``, ``mem_get_info()``, ``get_device_properties()`` crash. On a TPU
+    the nearest meaning is ``xm.get_memory_info(device)``, which CPU PJRT does not
+    implement, so the rule flags these for a person to decide.
+    """
+
+    CODE = "XLA106"
+    NAME = "cuda-memory-query"
+    SUMMARY = "CUDA memory statistics and device properties are flagged"
+    FIX = None
+    SEVERITY = "warning"
+    TRIGGERS = (r"memory_|mem_get_info|get_device_(properties|capability)",)
+    BEFORE = 'print(torch.cuda.max_memory_allocated() / 2**20, "MiB")\n'
+    AFTER = (
+        "# TODO(xla-migrate): XLA106 `torch.cuda.max_memory_allocated()` reads CUDA memory; "
+        f"{MEMORY_HINT}\n"
+        'print(torch.cuda.max_memory_allocated() / 2**20, "MiB")\n'
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = self.qualname(node.func)
+        if name in MEMORY_CALLS:
+            crash = " and crashes without a GPU" if MEMORY_CALLS[name] == "error" else ""
+            self.flag(node, f"`{name}()` reads CUDA memory{crash}; {MEMORY_HINT}")
+
+
+CUDA_FLAG_PREFIXES = ("torch.backends.cudnn.", "torch.backends.cuda.matmul.")
+
+
+class CudaBackendFlag(Rule):
+    """``torch.backends.cudnn.*`` and CUDA matmul precision switches mean nothing on XLA.
+
+    cuDNN autotuning (``benchmark``), determinism and TF32 switches configure NVIDIA
+    libraries that XLA does not use; assignments to them are removed. XLA picks its own
+    matmul precision (``torch_xla.backends.set_mat_mul_precision`` changes it).
+    """
+
+    CODE = "XLA107"
+    NAME = "cuda-backend-flag"
+    SUMMARY = "torch.backends.cudnn / cuda.matmul switches are removed"
+    FIX = SAFE
+    TRIGGERS = (r"backends\.cud",)
+    BEFORE = "torch.backends.cudnn.benchmark = True\ntorch.backends.cuda.matmul.allow_tf32 = True\n"
+    AFTER = ""
+
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
+        names = [self.qualname(t.target) or "" for t in original.targets]
+        if names and all(n.startswith(CUDA_FLAG_PREFIXES) for n in names):
+            return self.replace(
+                original,
+                updated,
+                cst.RemoveFromParent(),
+                f"`{' = '.join(names)} = ...` configures an NVIDIA library XLA does not use: removed",
+            )
+        return updated
+
+
+MAP_LOCATION_NOTE = (
+    "torch.load cannot restore tensors onto an XLA device: it loads to the CPU, "
+    "and load_state_dict copies onto the device (move other loaded tensors with .to(device))"
+)
+
+
+class LoadMapLocation(Rule):
+    """``torch.load`` always loads to the CPU.
+
+    Guide, "Saving and Loading Models": load the state to the CPU, then move it to
+    the device. ``torch.load(..., map_location=<xla device>)`` fails ("don't know how
+    to restore data location ... tagged with xla"), and a checkpoint saved on a GPU
+    cannot be loaded without a GPU unless it is mapped, so a CUDA or device
+    ``map_location`` becomes ``"cpu"`` and a missing one is added.
+    """
+
+    CODE = "XLA108"
+    NAME = "load-map-location"
+    SUMMARY = "torch.load(..., map_location=cuda/device) loads to 'cpu'"
+    FIX = SAFE
+    TRIGGERS = (r"\.load\(", r"\bload\(")
+    BEFORE = 'state = torch.load("ckpt.pt", map_location=device)\n'
+    AFTER = 'state = torch.load("ckpt.pt", map_location="cpu")\n'
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call):
+        if self.qualname(original.func) != "torch.load":
+            return updated
+        arg = call_arg(original, 1, "map_location")
+        cpu = cst.SimpleString('"cpu"')
+        if arg is None:
+            if any(a.star for a in original.args):
+                return updated
+            new_arg = cst.Arg(cpu, keyword=cst.Name("map_location"), equal=_EQUAL)
+            args = [*updated.args]
+            if args:
+                args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            return self.replace(
+                original,
+                updated,
+                updated.with_changes(args=[*args, new_arg]),
+                f'`torch.load` without map_location: loads to "cpu" so a GPU checkpoint loads without a GPU; {MAP_LOCATION_NOTE}',
+            )
+        if is_other_device(arg.value) or not self._is_device(arg.value):
+            return updated
+        index = next(i for i, a in enumerate(original.args) if a is arg)
+        args = list(updated.args)
+        args[index] = args[index].with_changes(value=cpu)
+        return self.replace(
+            original,
+            updated,
+            updated.with_changes(args=args),
+            f"`map_location={code_of(arg.value)}` -> `\"cpu\"`: {MAP_LOCATION_NOTE}",
+        )
+
+    def _is_device(self, value: cst.BaseExpression) -> bool:
+        if is_cuda_value(value):
+            return True
+        if isinstance(value, (cst.Lambda, cst.Dict)):
+            return "cuda" in code_of(value)
+        if isinstance(value, cst.Call) and self.qualname(value.func) in ("torch.device", "torch_xla.device"):
+            return True
+        return names_device(target_name(value))
+
+
+_EQUAL = cst.AssignEqual(
+    whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+)

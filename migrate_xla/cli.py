@@ -1,0 +1,201 @@
+"""The command line: options in, engine and report out (design.md, "CLI contract").
+
+Exit codes: 0 nothing to change and no error-level finding; 1 files changed (or
+would change, with --diff / --check) or an error-level finding remains; 2 a usage
+error, or a file that could not be read or parsed.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+import tokenize
+from pathlib import Path
+
+import click
+
+from migrate_xla import registry, report
+from migrate_xla.engine import FileResult, MigrationError, Options, migrate_code, migrate_files, options_for
+from migrate_xla.sources import Found, Source, SourceError, find_sources, write_back, write_copy
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class MigrateByDefault(click.Group):
+    """``xla-migrate PATH...`` runs the ``migrate`` command; other words name subcommands."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
+            args = ["migrate", *args]
+        elif not args:
+            args = ["migrate"]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=MigrateByDefault, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="xla-migrate")
+def main() -> None:
+    """Migrate PyTorch training code from CUDA GPUs to PyTorch/XLA.
+
+    \b
+    xla-migrate [OPTIONS] PATH...    rewrite files in place (see `xla-migrate migrate --help`)
+    xla-migrate rules                list the rules
+    xla-migrate explain CODE         what a rule does and why
+    """
+
+
+def _codes(values: tuple[str, ...]) -> list[str]:
+    return [code for value in values for code in value.split(",") if code.strip()]
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path, allow_dash=True))
+@click.option("--diff", is_flag=True, help="Print a unified diff; write nothing.")
+@click.option("--check", is_flag=True, help="Print findings (path:line:col: CODE message); write nothing.")
+@click.option("-o", "--output", type=click.Path(path_type=Path, file_okay=False), help="Write migrated copies under DIR, mirroring the tree.")
+@click.option("--select", multiple=True, metavar="CODES", help="Only these rule codes or prefixes (XLA1, XLA101), comma-separated.")
+@click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rule codes or prefixes.")
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change behaviour.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: all cores).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True, help="How findings are printed.")
+@click.option("--stats", is_flag=True, help="Print counts per rule and per file.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when files changed or findings remain (2 still means failure).")
+def migrate(paths, diff, check, output, select, ignore, unsafe_fixes, jobs, fmt, stats, exit_zero):
+    """Rewrite the .py files under PATHS (folders walked honouring .gitignore; - reads stdin)."""
+    if sum(map(bool, (diff, check, output))) > 1:
+        raise click.UsageError("--diff, --check and --output exclude each other")
+    try:
+        options = options_for(_codes(select), _codes(ignore), unsafe_fixes)
+    except registry.RuleError as exc:
+        raise click.UsageError(str(exc)) from None
+    if any(str(p) == "-" for p in paths):
+        if len(paths) > 1:
+            raise click.UsageError("- (stdin) cannot be combined with other paths")
+        code = _migrate_stdin(options, diff, check, fmt)
+        sys.exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise click.UsageError(f"no such file or directory: {', '.join(missing)}")
+
+    mode = "diff" if diff else "check" if check else "output" if output else "write"
+    files = [f for f in find_sources(list(paths)) if not (output and _inside(f.path, output))]
+    results = []
+    stream = migrate_files(files, options, jobs)
+    show_progress = len(files) > 1 and sys.stderr.isatty() and fmt == "text"
+    with click.progressbar(stream, length=len(files), label="Migrating", file=sys.stderr) if show_progress else _nullbar(stream) as bar:
+        for result in bar:
+            _write(result, mode, output)
+            results.append(result)
+    code = _report(results, mode, fmt, stats)
+    sys.exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
+
+
+class _nullbar:
+    def __init__(self, iterable):
+        self.iterable = iterable
+
+    def __enter__(self):
+        return self.iterable
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.resolve().relative_to(folder.resolve())
+        return True
+    except ValueError:
+        return False
+
+
+def _write(result: FileResult, mode: str, output: Path | None) -> None:
+    """Write one result as the mode asks; a failed write becomes the file's error."""
+    if result.error is not None or result.source is None:
+        return
+    try:
+        if mode == "write" and result.changed:
+            write_back(result.source, result.new_text)
+        elif mode == "output":
+            found: Found = result.found
+            target = output / found.path.resolve().relative_to(found.root.resolve())
+            write_copy(target, result.source, result.new_text)
+    except SourceError as exc:
+        result.error = str(exc)
+
+
+def _report(results: list[FileResult], mode: str, fmt: str, stats: bool) -> int:
+    summary = report.Summary.of(results)
+    if fmt == "json":
+        click.echo(report.json_report(results, summary, stats))
+    else:
+        out = sys.stderr if mode == "diff" else sys.stdout
+        if mode == "diff":
+            for result in results:
+                if result.changed:
+                    click.echo(report.unified_diff(result), nl=False)
+        for line in report.text_findings(results, show_fixed=mode in ("check", "diff")):
+            click.echo(line, file=out)
+        for line in report.error_lines(results):
+            click.echo(line, err=True)
+        if stats:
+            for line in report.text_stats(results, summary):
+                click.echo(line, file=out)
+        if len(results) != 1 or summary.changed or summary.remaining or summary.errors:
+            click.echo(report.closing_line(summary, mode), file=sys.stderr)
+    return _exit_code(summary)
+
+
+def _exit_code(summary: report.Summary) -> int:
+    if summary.errors:
+        return EXIT_ERROR
+    if summary.changed or summary.remaining_errors:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def _migrate_stdin(options: Options, diff: bool, check: bool, fmt: str) -> int:
+    data = sys.stdin.buffer.read()
+    result = FileResult(path="-")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(encoding)
+        result.new_text, result.diagnostics = migrate_code(text, options, "<stdin>")
+    except (SyntaxError, UnicodeDecodeError) as exc:
+        result.error = f"cannot decode stdin: {exc}"
+        text = None
+    except MigrationError as exc:
+        result.error = str(exc)
+    if result.error is not None:
+        sys.stdout.buffer.write(data)  # a filter gives back what it cannot migrate, unchanged
+        click.echo(f"-: error: {result.error}", err=True)
+        return EXIT_ERROR
+    result.source = Source(Path("-"), text, encoding, 0o644, 0)
+    if diff:
+        click.echo(report.unified_diff(result) if result.changed else "", nl=False)
+    elif not check:
+        sys.stdout.buffer.write(result.new_text.encode(encoding))
+    summary = report.Summary.of([result])
+    if fmt == "json":
+        click.echo(report.json_report([result], summary, False), err=not check)
+    else:
+        for line in report.text_findings([result], show_fixed=check or diff):
+            click.echo(line, err=not check)
+    return _exit_code(summary)
+
+
+@main.command("rules")
+def rules_command() -> None:
+    """List every rule: code, name, fix safety, severity and summary."""
+    for line in report.rules_table():
+        click.echo(line)
+
+
+@main.command("explain")
+@click.argument("code")
+def explain_command(code: str) -> None:
+    """Explain rule CODE (or its name): what it does, why, and an example."""
+    rule = registry.by_code(code)
+    if rule is None:
+        raise click.UsageError(f"unknown rule: {code} (`xla-migrate rules` lists them)")
+    click.echo(report.explain(rule), nl=False)

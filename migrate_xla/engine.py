@@ -1,0 +1,283 @@
+"""One file through the migration pipeline; many files through a process pool.
+
+The pipeline (design.md, "The pipeline for one file"): pre-filter with the enabled
+rules' triggers, parse once, run every enabled rule in code order in one traversal,
+apply the scheduled imports once, check that the result compiles.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Callable, Iterable, Iterator, Sequence
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from migrate_xla import registry
+from migrate_xla.rule import Diagnostic, FileContext, Rule
+from migrate_xla.sources import Found, Source, SourceError, read_source
+
+
+class MigrationError(Exception):
+    """A unit of code the engine could not migrate; it is left exactly as it was."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a worker process needs to migrate a file (picklable)."""
+
+    codes: tuple[str, ...]
+    unsafe_fixes: bool = False
+    target: str = "single"
+
+    @property
+    def rules(self) -> tuple[type[Rule], ...]:
+        return _rules_for(self.codes)
+
+
+@lru_cache(maxsize=None)
+def _rules_for(codes: tuple[str, ...]) -> tuple[type[Rule], ...]:
+    wanted = set(codes)
+    return tuple(rule for rule in registry.all_rules() if rule.CODE in wanted)
+
+
+@lru_cache(maxsize=None)
+def _trigger(codes: tuple[str, ...]) -> re.Pattern[str] | None:
+    triggers = [t for rule in _rules_for(codes) for t in rule.TRIGGERS]
+    return re.compile("|".join(f"(?:{t})" for t in triggers)) if triggers else None
+
+
+@dataclass
+class FileResult:
+    path: str
+    source: Source | None = None
+    new_text: str | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    error: str | None = None
+    found: Found | None = None
+
+    @property
+    def changed(self) -> bool:
+        return self.source is not None and self.new_text is not None and self.new_text != self.source.text
+
+
+class RuleRunner(cst.CSTTransformer):
+    """Runs the visit/leave methods of many rules in one traversal, in rule order.
+
+    It also keeps the import-alias table (imports are seen before the code that uses
+    them) and the stack of enclosing statements that TODO comments attach to.
+    """
+
+    def __init__(self, ctx: FileContext, rules: Sequence[Rule]) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.visitors: dict[str, list[Callable]] = defaultdict(list)
+        self.leavers: dict[str, list[Callable]] = defaultdict(list)
+        for rule in rules:
+            for name in _hooks(type(rule)):
+                kind, _, node_type = name.partition("_")
+                table = self.visitors if kind == "visit" else self.leavers
+                table[node_type].append(getattr(rule, name))
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            self.ctx.learn_import(node)
+        if isinstance(node, cst.BaseStatement):
+            self.ctx.statements.append(node)
+        for visit in self.visitors.get(type(node).__name__, ()):
+            visit(node)
+        return True
+
+    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):
+        node_type = type(original)
+        for leave in self.leavers.get(node_type.__name__, ()):
+            updated = leave(original, updated)
+            if type(updated) is not node_type:
+                break  # replaced by another kind of node, or removed: later rules do not apply
+        if isinstance(original, cst.BaseStatement):
+            self.ctx.statements.pop()
+            if isinstance(updated, cst.SimpleStatementLine):
+                updated = _tidy_line(original, updated)
+            if isinstance(updated, cst.BaseStatement):
+                updated = self.ctx.attach_todos(original, updated)
+        elif isinstance(updated, (cst.Module, cst.IndentedBlock)):
+            updated = _drop_removed_lines(updated)
+        return updated
+
+
+# A statement line whose every small statement a rule removed is kept as this
+# placeholder until its block is left, so that its comments can move to the next
+# statement instead of vanishing with it (LibCST drops an empty line whole).
+_REMOVED = "__xla_migrate_removed__"
+
+
+def _tidy_line(original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
+    if len(updated.body) == len(original.body):
+        return updated
+    if not updated.body:
+        return updated.with_changes(body=[cst.Expr(cst.Name(_REMOVED))])
+    last = updated.body[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+    return updated.with_changes(body=[*updated.body[:-1], last])
+
+
+def _is_removed(statement: cst.BaseStatement) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, cst.Name)
+        and statement.body[0].value.value == _REMOVED
+    )
+
+
+def _drop_removed_lines(block):
+    if not any(_is_removed(s) for s in block.body):
+        return block
+    body: list[cst.BaseStatement] = []
+    carried: list[cst.EmptyLine] = []
+    for statement in block.body:
+        if _is_removed(statement):
+            if any(line.comment is not None for line in statement.leading_lines):
+                carried.extend(statement.leading_lines)
+            continue
+        if carried:
+            statement = statement.with_changes(leading_lines=[*carried, *statement.leading_lines])
+            carried = []
+        body.append(statement)
+    if carried or (not body and isinstance(block, cst.IndentedBlock)):
+        body.append(cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=carried))
+    return block.with_changes(body=body)
+
+
+@lru_cache(maxsize=None)
+def _hooks(cls: type[Rule]) -> tuple[str, ...]:
+    return tuple(
+        name
+        for name in dir(cls)
+        if (name.startswith("visit_") or name.startswith("leave_")) and callable(getattr(cls, name))
+    )
+
+
+def migrate_code(
+    text: str, options: Options, filename: str = "<unit>"
+) -> tuple[str, list[Diagnostic]]:
+    """Migrate one unit of Python code; raises MigrationError, never writes anything."""
+    trigger = _trigger(options.codes)
+    if trigger is None or not trigger.search(text):
+        return text, []
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        raise MigrationError(f"cannot parse: {_syntax_error(text, filename, exc)}") from None
+    ctx = FileContext(unsafe_fixes=options.unsafe_fixes, target=options.target)
+    rules = [rule(ctx) for rule in options.rules]
+    new_module = module.visit(RuleRunner(ctx, rules))
+    new_module = _apply_imports(new_module, ctx)
+    diagnostics = _positioned(module, ctx)
+    new_text = new_module.code
+    if new_text != text:
+        try:
+            compile(new_text, filename, "exec", dont_inherit=True)
+        except SyntaxError as exc:
+            raise MigrationError(
+                f"internal error: the migrated code does not compile ({exc.msg}, line {exc.lineno}); "
+                "the file was left unchanged, please report this"
+            ) from None
+    return new_text, diagnostics
+
+
+def _syntax_error(text: str, filename: str, exc: cst.ParserSyntaxError) -> str:
+    """Python's own account of the error (clearer than the parser's), else LibCST's."""
+    try:
+        compile(text, filename, "exec", dont_inherit=True)
+    except SyntaxError as error:
+        return f"line {error.lineno}, column {error.offset or 1}: {error.msg}"
+    except ValueError as error:  # null bytes
+        return str(error)
+    return f"line {exc.raw_line}, column {exc.raw_column + 1}: {exc.message}"
+
+
+def _apply_imports(module: cst.Module, ctx: FileContext) -> cst.Module:
+    if ctx.imports_to_remove:
+        context = CodemodContext()
+        for spec in ctx.imports_to_remove:
+            RemoveImportsVisitor.remove_unused_import(context, spec.module, spec.obj, spec.asname)
+        module = RemoveImportsVisitor(context).transform_module(module)
+    if ctx.imports_to_add:
+        context = CodemodContext()
+        for spec in ctx.imports_to_add:
+            AddImportsVisitor.add_needed_import(context, spec.module, spec.obj, spec.asname)
+        module = AddImportsVisitor(context).transform_module(module)
+    return module
+
+
+def _positioned(module: cst.Module, ctx: FileContext) -> list[Diagnostic]:
+    if not ctx.pending:
+        return []
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    diagnostics = []
+    for item in ctx.pending:
+        where = positions.get(item.node) or positions.get(item.statement)
+        line, column = (where.start.line, where.start.column + 1) if where else (1, 1)
+        diagnostics.append(
+            Diagnostic(
+                code=item.rule.CODE,
+                message=item.message,
+                line=line,
+                column=column,
+                severity="info" if item.fixed else item.rule.SEVERITY,
+                fixed=item.fixed,
+                fix=item.rule.FIX,
+            )
+        )
+    return sorted(set(diagnostics), key=lambda d: (d.line, d.column, d.code, d.message))
+
+
+def migrate_file(found: Found, options: Options) -> FileResult:
+    """Read and migrate one file; never raises, never writes."""
+    result = FileResult(path=str(found.path), found=found)
+    try:
+        result.source = read_source(found.path)
+        result.new_text, result.diagnostics = migrate_code(
+            result.source.text, options, str(found.path)
+        )
+    except (SourceError, MigrationError) as exc:
+        result.error = str(exc)
+    except RecursionError:
+        result.error = "internal error: the file nests too deeply to migrate; left unchanged"
+    return result
+
+
+def _migrate_chunk(args: tuple[Found, Options]) -> FileResult:
+    return migrate_file(*args)
+
+
+def migrate_files(
+    files: Sequence[Found], options: Options, jobs: int | None = None
+) -> Iterator[FileResult]:
+    """Migrate many files, in a process pool when there are several; results in order."""
+    jobs = jobs or os.cpu_count() or 1
+    if jobs <= 1 or len(files) <= 1:
+        for found in files:
+            yield migrate_file(found, options)
+        return
+    chunk = max(1, min(32, len(files) // (jobs * 8)))
+    with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
+        yield from pool.map(_migrate_chunk, [(f, options) for f in files], chunksize=chunk)
+
+
+def options_for(
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+    unsafe_fixes: bool = False,
+    target: str = "single",
+) -> Options:
+    codes = tuple(rule.CODE for rule in registry.select(select, ignore))
+    return Options(codes=codes, unsafe_fixes=unsafe_fixes, target=target)

@@ -1,0 +1,191 @@
+"""Renders the results of a run: findings as text or JSON, diffs, statistics."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from migrate_xla import registry
+from migrate_xla.engine import FileResult
+from migrate_xla.rule import UNSAFE, Diagnostic
+
+UNSAFE_HINT = "unsafe fix available with --unsafe-fixes"
+
+
+@dataclass
+class Summary:
+    """What a run did, for the closing line, --stats and the exit code."""
+
+    files: int = 0
+    changed: int = 0
+    errors: int = 0
+    fixed: int = 0
+    remaining: int = 0
+    remaining_errors: int = 0
+    unsafe_available: int = 0
+    by_code: Counter = field(default_factory=Counter)
+    fixed_by_code: Counter = field(default_factory=Counter)
+
+    @classmethod
+    def of(cls, results: Sequence[FileResult]) -> "Summary":
+        summary = cls(files=len(results))
+        for result in results:
+            summary.changed += result.changed
+            summary.errors += result.error is not None
+            for d in result.diagnostics:
+                summary.by_code[d.code] += 1
+                if d.fixed:
+                    summary.fixed += 1
+                    summary.fixed_by_code[d.code] += 1
+                else:
+                    summary.remaining += 1
+                    summary.remaining_errors += d.severity == "error"
+                    summary.unsafe_available += d.fix == UNSAFE
+        return summary
+
+    def to_dict(self) -> dict:
+        return {
+            "files": self.files,
+            "changed": self.changed,
+            "errors": self.errors,
+            "fixed": self.fixed,
+            "remaining": self.remaining,
+            "remaining_errors": self.remaining_errors,
+            "unsafe_fixes_available": self.unsafe_available,
+            "by_code": dict(sorted(self.by_code.items())),
+        }
+
+
+def finding_line(path: str, d: Diagnostic, show_fixed: bool) -> str:
+    where = f"{path}:{d.line}:{d.column}:" if d.cell is None else f"{path}:cell {d.cell}:{d.line}:{d.column}:"
+    mark = ""
+    if d.fixed and show_fixed:
+        mark = " [*]"
+    elif not d.fixed and d.fix == UNSAFE:
+        mark = f" ({UNSAFE_HINT})"
+    return f"{where} {d.code} {d.message}{mark}"
+
+
+def text_findings(results: Sequence[FileResult], show_fixed: bool) -> list[str]:
+    """``path:line:col: CODE message`` lines; fixed findings only when ``show_fixed``."""
+    lines = []
+    for result in results:
+        for d in result.diagnostics:
+            if show_fixed or not d.fixed:
+                lines.append(finding_line(result.path, d, show_fixed))
+    return lines
+
+
+def error_lines(results: Sequence[FileResult]) -> list[str]:
+    return [f"{r.path}: error: {r.error}" for r in results if r.error is not None]
+
+
+def closing_line(summary: Summary, mode: str) -> str:
+    done = mode in ("write", "output")
+    noun = "file" if summary.files == 1 else "files"
+    parts = [f"{summary.changed} of {summary.files} {noun} {'migrated' if done else 'would be migrated'}"]
+    parts.append(f"{summary.fixed} {'fixes' if done else 'fixable'}")
+    parts.append(f"{summary.remaining} left for a person")
+    if summary.errors:
+        parts.append(f"{summary.errors} could not be read or parsed")
+    line = ", ".join(parts)
+    if summary.unsafe_available:
+        line += f" ({summary.unsafe_available} hidden unsafe fixes: --unsafe-fixes applies them)"
+    return line
+
+
+def unified_diff(result: FileResult) -> str:
+    assert result.source is not None and result.new_text is not None
+    return "".join(
+        difflib.unified_diff(
+            result.source.text.splitlines(keepends=True),
+            result.new_text.splitlines(keepends=True),
+            fromfile=f"a/{result.path}",
+            tofile=f"b/{result.path}",
+        )
+    )
+
+
+def json_report(results: Sequence[FileResult], summary: Summary, stats: bool) -> str:
+    files = []
+    for result in results:
+        entry = {
+            "path": result.path,
+            "changed": result.changed,
+            "diagnostics": [
+                {k: v for k, v in d.to_dict().items() if k != "cell" or v is not None}
+                for d in result.diagnostics
+            ],
+        }
+        if result.error is not None:
+            entry["error"] = result.error
+        files.append(entry)
+    out = {"files": files, "summary": summary.to_dict()}
+    if stats:
+        out["stats"] = {"rules": rule_stats(summary), "files": file_stats(results)}
+    return json.dumps(out, indent=2)
+
+
+def rule_stats(summary: Summary) -> list[dict]:
+    rows = []
+    for code, count in sorted(summary.by_code.items()):
+        rule = registry.by_code(code)
+        fixed = summary.fixed_by_code[code]
+        rows.append(
+            {"code": code, "name": rule.NAME if rule else "", "count": count, "fixed": fixed, "remaining": count - fixed}
+        )
+    return rows
+
+
+def file_stats(results: Sequence[FileResult]) -> list[dict]:
+    rows = []
+    for result in results:
+        if result.diagnostics:
+            fixed = sum(d.fixed for d in result.diagnostics)
+            rows.append(
+                {"path": result.path, "count": len(result.diagnostics), "fixed": fixed,
+                 "remaining": len(result.diagnostics) - fixed}
+            )
+    return sorted(rows, key=lambda row: (-row["count"], row["path"]))
+
+
+def text_stats(results: Sequence[FileResult], summary: Summary) -> list[str]:
+    lines = ["", "Findings by rule:"]
+    for row in rule_stats(summary):
+        lines.append(
+            f"  {row['count']:6d}  {row['code']}  {row['name']:<28} fixed {row['fixed']}, remaining {row['remaining']}"
+        )
+    lines.append("Findings by file:")
+    for row in file_stats(results):
+        lines.append(f"  {row['count']:6d}  {row['path']} (fixed {row['fixed']}, remaining {row['remaining']})")
+    return lines
+
+
+def rules_table() -> list[str]:
+    lines = [f"{'code':<7} {'name':<24} {'fix':<7} {'severity':<8} summary"]
+    for rule in registry.all_rules():
+        lines.append(f"{rule.CODE:<7} {rule.NAME:<24} {rule.FIX or '-':<7} {rule.SEVERITY:<8} {rule.SUMMARY}")
+    return lines
+
+
+def explain(rule) -> str:
+    fix = {"safe": "safe (applied by default)", "unsafe": "unsafe (applied with --unsafe-fixes)"}.get(
+        rule.FIX, "none (reported, with a TODO comment where it cannot be converted)"
+    )
+    parts = [
+        f"{rule.CODE} ({rule.NAME}): {rule.SUMMARY}",
+        "",
+        f"Family: {registry.family(rule)}    Fix: {fix}    Severity if left: {rule.SEVERITY}",
+        "",
+        rule.why(),
+    ]
+    if rule.BEFORE:
+        parts += ["", "Before:", _indent(rule.BEFORE), "After:", _indent(rule.AFTER or "(removed)\n")]
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def _indent(code: str) -> str:
+    return "".join(f"    {line}" for line in code.splitlines(keepends=True)).rstrip("\n")

@@ -1,0 +1,274 @@
+"""What a rule is, what it reports, and the helpers every rule shares.
+
+A rule is a small LibCST transformer fragment: it defines ``visit_<Node>`` and
+``leave_<Node>`` methods like a ``libcst.CSTTransformer``, and the engine runs all
+enabled rules together in one traversal of the tree (see ``engine.RuleRunner``).
+Rules never edit imports by hand: they schedule them through ``FileContext``.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import asdict, dataclass, field
+from typing import ClassVar, Iterable, Sequence
+
+import libcst as cst
+
+SAFE = "safe"
+UNSAFE = "unsafe"
+SEVERITIES = ("error", "warning", "info")
+TODO_PREFIX = "# TODO(xla-migrate): "
+
+
+@dataclass(frozen=True)
+class Import:
+    """An import a fix needs: ``import module [as asname]`` or ``from module import obj``."""
+
+    module: str
+    obj: str | None = None
+    asname: str | None = None
+
+
+# The torch_xla 2.x public API and aliases the migration guide uses.
+TORCH_XLA = Import("torch_xla")
+XM = Import("torch_xla.core.xla_model", asname="xm")
+XR = Import("torch_xla.runtime", asname="xr")
+PL = Import("torch_xla.distributed.parallel_loader", asname="pl")
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    message: str
+    line: int
+    column: int
+    severity: str
+    fixed: bool
+    fix: str | None = None  # what kind of fix the rule offers: "safe", "unsafe" or None
+    cell: int | None = None  # notebook cell index, when the file is a notebook
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class Rule:
+    """Base class of every rule; subclasses live in ``codemods/<family>.py``.
+
+    Class attributes every rule sets: ``CODE`` (``XLA101``), ``NAME``
+    (``cuda-device``), ``SUMMARY`` (one line), ``FIX`` (``"safe"``, ``"unsafe"`` or
+    ``None`` for report-only), ``TRIGGERS`` (regexes; a file that matches none of
+    the enabled rules' triggers is never parsed), ``SEVERITY`` of what stays after
+    the fix, and ``BEFORE`` / ``AFTER`` examples (``xla-migrate explain`` prints
+    them and a test migrates ``BEFORE`` and expects ``AFTER``). The docstring says
+    why, naming the migration-guide section or PyTorch/XLA document it follows.
+    """
+
+    CODE: ClassVar[str] = ""
+    NAME: ClassVar[str] = ""
+    SUMMARY: ClassVar[str] = ""
+    FIX: ClassVar[str | None] = None
+    SEVERITY: ClassVar[str] = "warning"
+    TRIGGERS: ClassVar[Sequence[str]] = ()
+    BEFORE: ClassVar[str] = ""
+    AFTER: ClassVar[str] = ""
+
+    def __init__(self, ctx: "FileContext") -> None:
+        self.ctx = ctx
+
+    @classmethod
+    def why(cls) -> str:
+        return textwrap.dedent(cls.__doc__ or "").strip()
+
+    @property
+    def fixing(self) -> bool:
+        """Whether this rule's fix is applied in this run."""
+        return self.FIX == SAFE or (self.FIX == UNSAFE and self.ctx.unsafe_fixes)
+
+    # -- reporting ---------------------------------------------------------
+    def replace(
+        self,
+        original: cst.CSTNode,
+        updated: cst.CSTNode,
+        replacement: cst.CSTNode | cst.RemovalSentinel,
+        message: str,
+        imports: Iterable[Import] = (),
+        drop_if_unused: Iterable[Import] = (),
+    ):
+        """Report ``original`` and, when this rule's fixes are on, return ``replacement``.
+
+        ``imports`` are added for the replacement; ``drop_if_unused`` are removed when
+        the replacement left them unused.
+        """
+        self.ctx.report(self, original, message, fixed=self.fixing)
+        if not self.fixing:
+            return updated
+        for spec in imports:
+            self.ctx.add_import(spec)
+        for spec in drop_if_unused:
+            if spec not in self.ctx.imports_to_remove:
+                self.ctx.imports_to_remove.append(spec)
+        return replacement
+
+    def flag(self, original: cst.CSTNode, message: str) -> None:
+        """Report what cannot be converted, with one TODO comment above its statement."""
+        self.ctx.report(self, original, message, fixed=False, todo=True)
+
+    def note(self, original: cst.CSTNode, message: str) -> None:
+        """Report without a fix and without a comment (hints, guesses worth reviewing)."""
+        self.ctx.report(self, original, message, fixed=False)
+
+    # -- lookups -------------------------------------------------------------
+    def qualname(self, node: cst.CSTNode) -> str | None:
+        return self.ctx.qualname(node)
+
+
+@dataclass
+class _Pending:
+    rule: type[Rule]
+    node: cst.CSTNode
+    statement: cst.CSTNode | None
+    message: str
+    fixed: bool
+
+
+@dataclass
+class FileContext:
+    """Per-file state shared by the rules of one run: names, imports, findings."""
+
+    unsafe_fixes: bool = False
+    target: str = "single"
+    aliases: dict[str, str] = field(default_factory=dict)
+    imports_to_add: list[Import] = field(default_factory=list)
+    imports_to_remove: list[Import] = field(default_factory=list)
+    pending: list[_Pending] = field(default_factory=list)
+    statements: list[cst.CSTNode] = field(default_factory=list)
+    todos: dict[int, list[tuple[str, str]]] = field(default_factory=dict)
+
+    # -- names ---------------------------------------------------------------
+    def learn_import(self, node: cst.Import | cst.ImportFrom) -> None:
+        """Record what the local names bound by an import statement refer to."""
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                dotted = _dotted(alias.name)
+                if alias.asname is not None:
+                    self.aliases[_asname(alias)] = dotted
+                else:
+                    head = dotted.split(".")[0]
+                    self.aliases[head] = head
+            return
+        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+            return
+        module = _dotted(node.module)
+        for alias in node.names:
+            name = _dotted(alias.name)
+            local = _asname(alias) if alias.asname is not None else name
+            self.aliases[local] = f"{module}.{name}"
+
+    def qualname(self, node: cst.CSTNode) -> str | None:
+        """``t.cuda.is_available`` -> ``torch.cuda.is_available`` after ``import torch as t``."""
+        parts: list[str] = []
+        while isinstance(node, cst.Attribute):
+            parts.append(node.attr.value)
+            node = node.value
+        if not isinstance(node, cst.Name):
+            return None
+        head = self.aliases.get(node.value)
+        if head is None:
+            return None
+        return ".".join([head, *reversed(parts)])
+
+    def binds(self, qualified: str) -> str | None:
+        """The local name that refers to ``qualified`` (a module or object), if any."""
+        for local, target in self.aliases.items():
+            if target == qualified:
+                return local
+        return None
+
+    # -- imports -------------------------------------------------------------
+    def add_import(self, spec: Import) -> None:
+        if spec not in self.imports_to_add:
+            self.imports_to_add.append(spec)
+
+    # -- findings --------------------------------------------------------------
+    def report(
+        self, rule: Rule, node: cst.CSTNode, message: str, fixed: bool, todo: bool = False
+    ) -> None:
+        statement = self.statements[-1] if self.statements else None
+        self.pending.append(_Pending(type(rule), node, statement, message, fixed))
+        if todo and statement is not None:
+            entries = self.todos.setdefault(id(statement), [])
+            if all(code != rule.CODE for code, _ in entries):
+                entries.append((rule.CODE, message))
+
+    def attach_todos(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+        """Put the TODO comments flagged inside ``original`` above it, once each."""
+        entries = self.todos.pop(id(original), None)
+        if not entries or not hasattr(updated, "leading_lines"):
+            return updated
+        present = [
+            line.comment.value for line in updated.leading_lines if line.comment is not None
+        ]
+        new_lines = [
+            cst.EmptyLine(comment=cst.Comment(f"{TODO_PREFIX}{code} {message}"))
+            for code, message in entries
+            if not any(text.startswith(f"{TODO_PREFIX}{code}") for text in present)
+        ]
+        if not new_lines:
+            return updated
+        return updated.with_changes(leading_lines=[*updated.leading_lines, *new_lines])
+
+
+def _dotted(node: cst.CSTNode) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    raise TypeError(f"not a dotted name: {node!r}")
+
+
+def _asname(alias: cst.ImportAlias) -> str:
+    assert alias.asname is not None
+    name = alias.asname.name
+    assert isinstance(name, cst.Name)
+    return name.value
+
+
+# -- helpers rules share ----------------------------------------------------------
+
+
+def string_value(node: cst.CSTNode) -> str | None:
+    """The value of a plain (non-f, non-bytes) string literal, else None."""
+    if isinstance(node, cst.SimpleString) and "b" not in node.prefix.lower():
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    if isinstance(node, cst.ConcatenatedString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def call_arg(call: cst.Call, position: int | None, keyword: str | None) -> cst.Arg | None:
+    """The argument passed at ``position`` or as ``keyword``, if any."""
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    if position is not None and position < len(positional):
+        return positional[position]
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg
+    return None
+
+
+def drop_items(items: Sequence, drop) -> list:
+    """``items`` (call arguments, dict or list elements) without those ``drop`` accepts.
+
+    When the last item goes, the new last item takes its comma, so a trailing comma
+    and the layout of a call spread over several lines survive.
+    """
+    kept = [item for item in items if not drop(item)]
+    if kept and items and kept[-1] is not items[-1]:
+        kept[-1] = kept[-1].with_changes(comma=items[-1].comma)
+    return kept
+
+
+def parse_expr(code: str) -> cst.BaseExpression:
+    return cst.parse_expression(code)

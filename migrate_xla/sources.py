@@ -1,0 +1,272 @@
+"""Finding source files, and reading and writing them without losing anything.
+
+Reading keeps what a rewrite must give back unchanged: the encoding (a BOM or a
+PEP 263 coding cookie), the newline style (text is decoded without newline
+translation) and the file mode. Writing goes through a temporary file in the same
+folder and ``os.replace``, so an interrupted run never leaves half a file.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import io
+import os
+import re
+import stat
+import tempfile
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+SOURCE_SUFFIXES = (".py",)
+
+# Folders never walked into (still processed when passed explicitly).
+DEFAULT_EXCLUDES = frozenset(
+    {
+        ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__",
+        "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+        "__pypackages__", "site-packages", ".eggs",
+    }
+)
+
+
+class SourceError(Exception):
+    """A file that cannot be read, decoded or written; the message says why."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """One file's text and what is needed to write it back the same way."""
+
+    path: Path
+    text: str
+    encoding: str  # "utf-8-sig" when the file starts with a BOM
+    mode: int
+    mtime_ns: int
+
+    def encode(self, text: str) -> bytes:
+        return text.encode(self.encoding)
+
+
+def read_source(path: Path) -> Source:
+    try:
+        st = path.stat()
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise SourceError("file not found (removed during the run?)") from None
+    except IsADirectoryError:
+        raise SourceError("is a directory") from None
+    except OSError as exc:
+        raise SourceError(f"cannot read: {exc.strerror or exc}") from None
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:
+        raise SourceError(f"bad coding cookie: {exc.msg}") from None
+    try:
+        text = data.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as exc:
+        hint = "" if encoding != "utf-8" else " (declare it with a PEP 263 coding comment)"
+        raise SourceError(f"cannot decode as {encoding}: {exc.reason if hasattr(exc, 'reason') else exc}{hint}") from None
+    return Source(path, text, encoding, stat.S_IMODE(st.st_mode), st.st_mtime_ns)
+
+
+def write_atomic(path: Path, data: bytes, mode: int) -> None:
+    """Replace ``path`` with ``data`` in one step, keeping ``mode``."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".xla-migrate")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_back(source: Source, text: str) -> None:
+    """Write migrated text over the file it came from, refusing when that is unsafe."""
+    path = source.path
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise SourceError("file was removed during the run; not written") from None
+    if st.st_mtime_ns != source.mtime_ns:
+        raise SourceError("file changed during the run; not written")
+    if not st.st_mode & stat.S_IWUSR:
+        raise SourceError("file is read-only; not written")
+    try:
+        write_atomic(path, source.encode(text), source.mode)
+    except OSError as exc:
+        raise SourceError(f"cannot write: {exc.strerror or exc}") from None
+
+
+def write_copy(target: Path, source: Source, text: str) -> None:
+    """Write migrated text to ``target`` (``-o DIR``), creating folders as needed."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(target, source.encode(text), source.mode | stat.S_IWUSR)
+    except OSError as exc:
+        raise SourceError(f"cannot write {target}: {exc.strerror or exc}") from None
+
+
+# -- finding files ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Found:
+    """A file to process, and the argument it was found under (for ``-o`` mirroring)."""
+
+    path: Path
+    root: Path  # the directory argument, or the file's folder for a file argument
+
+
+def find_sources(paths: list[Path]) -> Iterator[Found]:
+    """Python files under ``paths``: folders walked honouring .gitignore, files as given.
+
+    Symbolic links met while walking are skipped (they may point outside the tree);
+    a link given explicitly is followed, so the file it points to is migrated.
+    """
+    seen: set[Path] = set()
+    for path in paths:
+        if path.is_dir():
+            candidates = (Found(p, path) for p in _walk(path))
+        else:
+            candidates = iter([Found(path, path.parent)])
+        for found in candidates:
+            key = found.path.resolve()
+            if key not in seen:
+                seen.add(key)
+                yield found
+
+
+def _walk(root: Path) -> Iterator[Path]:
+    ignores = _ancestor_gitignores(root)
+    yield from _walk_dir(root, ignores)
+
+
+def _walk_dir(folder: Path, ignores: list["_GitIgnore"]) -> Iterator[Path]:
+    own = _GitIgnore.load(folder)
+    if own is not None:
+        ignores = [*ignores, own]
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_symlink():
+            continue
+        path = Path(entry.path)
+        is_dir = entry.is_dir()
+        if is_dir and entry.name in DEFAULT_EXCLUDES:
+            continue
+        if _ignored(path, is_dir, ignores):
+            continue
+        if is_dir:
+            yield from _walk_dir(path, ignores)
+        elif entry.name.endswith(SOURCE_SUFFIXES):
+            yield path
+
+
+def _ancestor_gitignores(root: Path) -> list["_GitIgnore"]:
+    """The .gitignore files above ``root``, up to the top of its git repository."""
+    found = []
+    folder = root.resolve().parent
+    for parent in [folder, *folder.parents]:
+        ignore = _GitIgnore.load(parent)
+        if ignore is not None:
+            found.append(ignore)
+        if (parent / ".git").exists():
+            break
+    else:
+        return []  # not inside a git repository: only the tree's own .gitignore files count
+    return found[::-1]
+
+
+def _ignored(path: Path, is_dir: bool, ignores: list["_GitIgnore"]) -> bool:
+    verdict = False
+    for ignore in ignores:
+        result = ignore.match(path, is_dir)
+        if result is not None:
+            verdict = result
+    return verdict
+
+
+@dataclass
+class _GitIgnore:
+    """The patterns of one .gitignore file (the subset of git's syntax projects use)."""
+
+    base: Path
+    patterns: list[tuple[re.Pattern[str], bool, bool]]  # (regex, negated, dir_only)
+
+    @classmethod
+    def load(cls, folder: Path) -> "_GitIgnore | None":
+        try:
+            lines = (folder / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return None
+        patterns = []
+        for raw in lines:
+            line = raw.rstrip()
+            if not line or line.startswith("#"):
+                continue
+            negated = line.startswith("!")
+            if negated:
+                line = line[1:]
+            line = line.removeprefix("\\")
+            dir_only = line.endswith("/")
+            line = line.rstrip("/")
+            anchored = "/" in line
+            line = line.lstrip("/")
+            if not line:
+                continue
+            regex = _glob_to_regex(line)
+            if not anchored:
+                regex = f"(?:.*/)?{regex}"
+            patterns.append((re.compile(f"^{regex}$"), negated, dir_only))
+        return cls(folder.resolve(), patterns)
+
+    def match(self, path: Path, is_dir: bool) -> bool | None:
+        """True (ignored), False (re-included by ``!``) or None (no pattern says)."""
+        try:
+            rel = path.resolve().relative_to(self.base).as_posix()
+        except ValueError:
+            return None
+        verdict = None
+        for regex, negated, dir_only in self.patterns:
+            if dir_only and not is_dir:
+                continue
+            if regex.match(rel):
+                verdict = not negated
+        return verdict
+
+
+def _glob_to_regex(glob: str) -> str:
+    out = []
+    i = 0
+    while i < len(glob):
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif glob.startswith("/**", i) and i + 3 == len(glob):
+            out.append("/.*")
+            i += 3
+        elif glob[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif glob[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif glob[i] == "[":
+            end = glob.find("]", i + 1)
+            if end == -1:
+                out.append(re.escape(glob[i]))
+                i += 1
+            else:
+                out.append(fnmatch.translate(glob[i : end + 1])[4:-3])
+                i = end + 1
+        else:
+            out.append(re.escape(glob[i]))
+            i += 1
+    return "".join(out)
