@@ -1,0 +1,74 @@
+"""The snapshot suite: every fixture under fixtures/<family>/ migrated, with its findings.
+
+Each case also checks that the output compiles and that a second run changes nothing.
+Snapshots live in tests/__snapshots__/test_codemods/ as .py (code) and .txt (findings)
+files; review them when they change (`pytest --snapshot-update` rewrites them).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import FIXTURES, PythonSnapshot, TextSnapshot
+from migrate_xla import registry
+from migrate_xla.engine import migrate_code, options_for
+
+CASES = sorted(p for p in FIXTURES.glob("*/*.py") if p.parent.name != "examples")
+FAMILIES = sorted({registry.family(rule) for rule in registry.all_rules()})
+
+
+def options_of(case):
+    """A fixture asks for unsafe fixes with a first line ``# fixture: unsafe-fixes``."""
+    first = case.read_text().splitlines()[:1]
+    return options_for(unsafe_fixes=bool(first) and "unsafe-fixes" in first[0])
+
+
+def findings(diagnostics) -> str:
+    return "".join(
+        f"{d.line}:{d.column} {d.code} {d.severity}{' fixed' if d.fixed else ''}: {d.message}\n"
+        for d in diagnostics
+    )
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_fixture(case, snapshot):
+    options = options_of(case)
+    source = case.read_text()
+    migrated, diagnostics = migrate_code(source, options, str(case))
+
+    assert migrated == snapshot(extension_class=PythonSnapshot, name="migrated")
+    assert findings(diagnostics) == snapshot(extension_class=TextSnapshot, name="findings")
+    compile(migrated, str(case), "exec")
+    again, later = migrate_code(migrated, options, str(case))
+    assert again == migrated, "a second run changed the migrated code"
+    assert not any(d.fixed for d in later), "a second run still found something to fix"
+    if case.stem.endswith("_noop"):
+        assert migrated == source and not diagnostics
+
+
+def test_every_fixture_folder_is_a_family():
+    folders = {p.name for p in FIXTURES.iterdir() if p.is_dir()} - {"examples"}
+    assert folders <= set(FAMILIES), f"fixture folders that are no rule family: {folders - set(FAMILIES)}"
+
+
+@pytest.mark.parametrize("rule", registry.all_rules(), ids=lambda r: r.CODE)
+def test_every_rule_has_fixtures(rule):
+    folder = FIXTURES / registry.family(rule)
+    noop = folder / f"{rule.NAME.replace('-', '_')}_noop.py"
+    assert noop.exists(), f"{rule.CODE} has no no-change fixture {noop.relative_to(FIXTURES)}"
+    reported = set()
+    for case in folder.glob("*.py"):
+        _, diagnostics = migrate_code(case.read_text(), options_of(case), str(case))
+        reported |= {d.code for d in diagnostics}
+    assert rule.CODE in reported, f"no fixture in {folder.name}/ exercises {rule.CODE}"
+
+
+PRELUDE = "import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\nimport torch_xla.runtime as xr\n"
+
+
+@pytest.mark.parametrize("rule", registry.all_rules(), ids=lambda r: r.CODE)
+def test_rule_example(rule):
+    """``xla-migrate explain`` shows BEFORE and AFTER: the rule must really do that."""
+    assert rule.BEFORE and rule.SUMMARY and rule.why() and rule.NAME
+    migrated, _ = migrate_code(PRELUDE + rule.BEFORE, options_for(select=[rule.CODE], unsafe_fixes=True))
+    assert migrated == PRELUDE + rule.AFTER
