@@ -1,0 +1,212 @@
+"""Focused tests of the engine and rule framework, where a snapshot would hide the point."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from migrate_xla import registry
+from migrate_xla.engine import MigrationError, migrate_code, options_for
+from migrate_xla.rule import FileContext, Rule
+
+
+def migrate(code: str, **options) -> str:
+    return migrate_code(textwrap.dedent(code), options_for(**options))[0]
+
+
+def codes(code: str, **options) -> list[str]:
+    return [d.code for d in migrate_code(textwrap.dedent(code), options_for(**options))[1]]
+
+
+@pytest.mark.parametrize(
+    "imports, call",
+    [
+        ("import torch", "torch.cuda.synchronize()"),
+        ("import torch as t", "t.cuda.synchronize()"),
+        ("from torch import cuda", "cuda.synchronize()"),
+        ("import torch.cuda as tc", "tc.synchronize()"),
+        ("from torch.cuda import synchronize", "synchronize()"),
+        ("from torch.cuda import synchronize as sync_gpu", "sync_gpu()"),
+    ],
+)
+def test_aliases_are_seen_through(imports, call):
+    migrated = migrate(f"{imports}\n{call}\n")
+    assert "torch_xla.sync(wait=True)" in migrated
+    assert "synchronize" not in migrated.split("\n", 2)[-1]
+
+
+def test_unimported_names_are_not_guessed():
+    # `torch` here is a local object, not the torch module: nothing refers to torch.cuda.
+    assert migrate("torch = load_plugin()\ntorch.cuda.synchronize()\n").count("TODO") == 0
+    assert codes("torch = load_plugin()\ntorch.cuda.synchronize()\n") == []
+
+
+def test_context_resolves_qualified_names():
+    ctx = FileContext()
+    for line in ["import torch.nn as nn", "from torch.cuda import amp", "import torch.distributed"]:
+        ctx.learn_import(cst.parse_statement(line).body[0])
+    assert ctx.qualname(cst.parse_expression("nn.Linear")) == "torch.nn.Linear"
+    assert ctx.qualname(cst.parse_expression("amp.autocast")) == "torch.cuda.amp.autocast"
+    assert ctx.qualname(cst.parse_expression("torch.distributed.barrier")) == "torch.distributed.barrier"
+    assert ctx.qualname(cst.parse_expression("other.thing")) is None
+    assert ctx.qualname(cst.parse_expression("f().cuda")) is None
+
+
+def test_formatting_outside_rewritten_nodes_is_kept_byte_for_byte():
+    source = textwrap.dedent(
+        """\
+        import torch  # the framework
+
+
+        def  odd_spacing( a ,b ):   # keep
+            return a+b  ;  # keep too
+
+        x = torch.ones(2) .cuda()   # trailing comment
+        y = {'a' : 1,
+             'b' : 2}
+        """
+    )
+    migrated = migrate(source)
+    assert migrated.replace("import torch_xla\n", "", 1) == source.replace(
+        ".cuda()", ".to(torch_xla.device())"
+    )
+
+
+def test_comments_of_removed_statements_move_to_the_next_statement():
+    migrated = migrate(
+        """\
+        import torch
+        def setup():
+            # speed up convolutions
+            torch.backends.cudnn.benchmark = True
+            # free memory
+            torch.cuda.empty_cache()
+        x = 1; torch.cuda.empty_cache()
+        """
+    )
+    assert migrated == textwrap.dedent(
+        """\
+        import torch
+        def setup():
+            # speed up convolutions
+            # free memory
+            pass
+        x = 1
+        """
+    )
+
+
+def test_todo_comment_is_written_once():
+    source = "import torch\ns = torch.cuda.Stream(); e = torch.cuda.Event()\n"
+    once = migrate(source)
+    assert once.count("TODO(xla-migrate): XLA899") == 1
+    assert migrate(once) == once
+    # the finding is still reported on the second run: the CUDA call is still there
+    assert codes(once) == ["XLA899"]
+
+
+def test_imports_are_added_once_and_after_existing_imports():
+    migrated = migrate(
+        """\
+        \"\"\"Docstring.\"\"\"
+        from __future__ import annotations
+        import torch
+        a = torch.ones(1).cuda()
+        b = torch.ones(1).cuda()
+        """
+    )
+    assert migrated.count("import torch_xla\n") == 1
+    assert migrated.index("import torch\n") < migrated.index("import torch_xla\n") < migrated.index("a = ")
+
+
+def test_files_without_triggers_are_not_parsed(monkeypatch):
+    def no_parse(*args, **kwargs):
+        raise AssertionError("parsed a file with no trigger")
+
+    monkeypatch.setattr(cst, "parse_module", no_parse)
+    assert migrate_code("import os\nprint(os.getcwd())\n", options_for()) == (
+        "import os\nprint(os.getcwd())\n",
+        [],
+    )
+
+
+def test_syntax_error_names_the_line():
+    with pytest.raises(MigrationError, match=r"cannot parse: line 2"):
+        migrate("import torch\ndef f(:\n    torch.cuda.synchronize()\n")
+
+
+def test_output_that_does_not_compile_is_refused(monkeypatch):
+    class Broken(Rule):
+        CODE, NAME, FIX, TRIGGERS = "XLA198", "broken", "safe", ("cuda",)
+
+        def leave_Name(self, original, updated):
+            if original.value == "torch":
+                return self.replace(original, updated, cst.Name("yield"), "bad")
+            return updated
+
+    monkeypatch.setattr(registry, "all_rules", lambda: (Broken,))
+    from migrate_xla import engine
+
+    engine._rules_for.cache_clear()
+    engine._trigger.cache_clear()
+    try:
+        with pytest.raises(MigrationError, match="does not compile"):
+            migrate_code("import torch\nx = torch.cuda\n", engine.Options(codes=("XLA198",)))
+    finally:
+        engine._rules_for.cache_clear()
+        engine._trigger.cache_clear()
+
+
+def test_codes_are_unique_and_well_formed():
+    rules = registry.all_rules()
+    assert len({r.CODE for r in rules}) == len(rules)
+    assert len({r.NAME for r in rules}) == len(rules)
+    for rule in rules:
+        assert rule.CODE[:3] == "XLA" and len(rule.CODE) == 6 and rule.CODE[3:].isdigit()
+        assert rule.FIX in ("safe", "unsafe", None)
+        assert rule.TRIGGERS, f"{rule.CODE} has no pre-filter trigger"
+        assert rule.__doc__, f"{rule.CODE} has no docstring saying why"
+
+
+def test_duplicate_codes_are_refused(monkeypatch, tmp_path):
+    import codemods
+
+    (tmp_path / "dup.py").write_text(
+        "from migrate_xla.rule import Rule\n"
+        "class Again(Rule):\n    CODE = 'XLA101'\n    NAME = 'again'\n    TRIGGERS = ('x',)\n"
+    )
+    monkeypatch.setattr(codemods, "__path__", [*codemods.__path__, str(tmp_path)])
+    registry.all_rules.cache_clear()
+    try:
+        with pytest.raises(registry.RuleError, match="XLA101 is defined twice"):
+            registry.all_rules()
+    finally:
+        registry.all_rules.cache_clear()
+
+
+def test_selection_by_prefix():
+    all_codes = [r.CODE for r in registry.all_rules()]
+    assert [r.CODE for r in registry.select(["XLA10"])] == [c for c in all_codes if c.startswith("XLA10")]
+    assert "XLA103" not in [r.CODE for r in registry.select(None, ["XLA103"])]
+    assert [r.CODE for r in registry.select(["xla101"])] == ["XLA101"]
+    with pytest.raises(registry.RuleError, match="unknown rule code or prefix: XLA9"):
+        registry.select(["XLA9"])
+
+
+def test_select_narrows_what_is_rewritten():
+    source = "import torch\nd = torch.device('cuda')\nx = x.cuda()\n"
+    assert migrate(source, select=["XLA103"]) == "import torch\nimport torch_xla\n\nd = torch.device('cuda')\nx = x.to(torch_xla.device())\n"
+
+
+def test_rewriter_does_not_import_torch():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from migrate_xla.engine import migrate_code, options_for;"
+        "migrate_code('import torch\\nx = torch.ones(1).cuda()\\n', options_for());"
+        "assert 'torch' not in sys.modules, 'torch was imported'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
