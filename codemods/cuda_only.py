@@ -13,6 +13,60 @@ from migrate_xla.rule import Rule
 
 CUDA_MODULES = ("torch.cuda", "torch.backends.cudnn", "torch.backends.cuda")
 _BLOCKS = (cst.BaseSuite, cst.BaseStatement, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally)
+GUIDE = "https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html"
+
+# What to do instead, by the CUDA API (a qualified name, or a prefix ending in ".").
+HINTS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (
+        ("torch.cuda.amp.",),
+        "is CUDA mixed precision: use `torch.autocast('xla', dtype=torch.bfloat16)`, "
+        "which needs no GradScaler; see https://docs.pytorch.org/xla/master/perf/amp.html",
+    ),
+    (
+        ("torch.cuda.Stream", "torch.cuda.stream", "torch.cuda.current_stream", "torch.cuda.default_stream",
+         "torch.cuda.Event", "torch.cuda.StreamContext", "torch.cuda.ExternalStream"),
+        "is a CUDA stream or event: XLA orders device work itself, so remove it; to time device "
+        f"work, call `torch_xla.sync(wait=True)` and read `time.perf_counter()`; see {GUIDE}",
+    ),
+    (
+        ("torch.cuda.CUDAGraph", "torch.cuda.graph", "torch.cuda.make_graphed_callables", "torch.cuda.graphs."),
+        "captures a CUDA graph: XLA already compiles each step into one cached graph, so call the "
+        f"model directly; see {GUIDE}",
+    ),
+    (
+        ("torch.cuda.nvtx.",),
+        "is an NVTX range: mark the region with `torch_xla.debug.profiler.Trace(name)` instead; "
+        "see https://cloud.google.com/tpu/docs/pytorch-xla-performance-profiling-tpu-vm",
+    ),
+    (
+        ("torch.cuda.device", "torch.cuda.device_of"),
+        f"selects a CUDA device: each XLA process owns one device, `torch_xla.device()`; remove it; see {GUIDE}",
+    ),
+    (
+        ("torch.backends.cudnn.", "torch.backends.cuda."),
+        f"configures an NVIDIA library XLA does not use: remove it; see {GUIDE}",
+    ),
+)
+TENSOR_TYPE_HINT = (
+    "is a legacy CUDA tensor type: create the tensor with a dtype (`torch.empty(..., "
+    f"dtype=torch.float32)`) and move it with `.to(torch_xla.device())`; see {GUIDE}"
+)
+STRING_HINT = f"names a CUDA device: use `\"xla\"` or `torch_xla.device()` instead; see {GUIDE}"
+DEFAULT_HINT = f"has no automatic XLA rewrite; see {GUIDE}"
+
+# Calls whose string arguments are messages, not devices: print("cuda"), logger.info("cuda").
+MESSAGE_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "exception", "log", "write"}
+
+_MESSAGE_PARTS = (cst.Arg, cst.IfExp, cst.BinaryOperation, cst.ConcatenatedString, cst.Tuple, cst.Element)
+
+
+def is_message_call(node: cst.CSTNode) -> bool:
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    if isinstance(func, cst.Name):
+        return func.value == "print"
+    return isinstance(func, cst.Attribute) and func.attr.value in MESSAGE_METHODS
 
 
 class CudaReferenceLeft(Rule):
@@ -21,8 +75,11 @@ class CudaReferenceLeft(Rule):
     Runs after every other rule (it has the highest code) and looks at the migrated
     statement: a ``torch.cuda`` / ``torch.backends.cudnn`` name, a ``.cuda()`` call or a
     ``"cuda"`` device string still there would crash or silently mean the CPU on a
-    TPU VM, so a person has to migrate it. Imports are not flagged: they are removed
-    when the code no longer uses them.
+    TPU VM, so a person has to migrate it. The comment says what to do for the
+    well-known CUDA-only APIs (streams, events, CUDA graphs, NVTX, ``torch.cuda.amp``,
+    legacy ``torch.cuda.FloatTensor`` types). Imports are not flagged: they are removed
+    when the code no longer uses them. Strings passed to ``print`` or a logging call
+    are messages, not devices, and are not flagged either.
     """
 
     CODE = "XLA899"
@@ -33,8 +90,9 @@ class CudaReferenceLeft(Rule):
     TRIGGERS = (r"cuda",)
     BEFORE = "stream = torch.cuda.Stream()\n"
     AFTER = (
-        "# TODO(xla-migrate): XLA899 `torch.cuda.Stream` has no automatic XLA rewrite; "
-        "see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html\n"
+        "# TODO(xla-migrate): XLA899 `torch.cuda.Stream` is a CUDA stream or event: XLA orders "
+        "device work itself, so remove it; to time device work, call `torch_xla.sync(wait=True)` "
+        f"and read `time.perf_counter()`; see {GUIDE}\n"
         "stream = torch.cuda.Stream()\n"
     )
 
@@ -78,24 +136,37 @@ class CudaReferenceLeft(Rule):
             return updated
         left = self._find(updated)
         if left is not None:
-            self.flag(
-                original,
-                f"`{code_of(left)}` has no automatic XLA rewrite; see "
-                "https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html",
-            )
+            self.flag(original, f"`{code_of(left)}` {self._hint(left)}")
         return updated
 
-    def _find(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        """The first CUDA reference in ``node``, not looking into nested statements."""
+    def _hint(self, node: cst.CSTNode) -> str:
+        if isinstance(node, (cst.SimpleString, cst.FormattedString)):
+            return STRING_HINT
+        name = self.qualname(node) or ""
+        for apis, hint in HINTS:
+            if any(name == api or name.startswith(api if api.endswith(".") else f"{api}.") for api in apis):
+                return hint
+        if name.startswith("torch.cuda.") and name.endswith("Tensor"):
+            return TENSOR_TYPE_HINT
+        return DEFAULT_HINT
+
+    def _find(self, node: cst.CSTNode, message: bool = False) -> cst.CSTNode | None:
+        """The first CUDA reference in ``node``, not looking into nested statements.
+
+        ``message``: an argument of print() or a logging call (or a part of one: a
+        branch of a conditional, a concatenated piece), where a ``"cuda"`` string is
+        text for a person; a call inside the argument is looked at as usual.
+        """
         if isinstance(node, (cst.Attribute, cst.Name)):
             if (self.qualname(node) or "").startswith(CUDA_MODULES):
                 return node
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "cuda":
             return node
-        if isinstance(node, (cst.SimpleString, cst.FormattedString)) and is_cuda_literal(node):
+        if isinstance(node, (cst.SimpleString, cst.FormattedString)) and is_cuda_literal(node) and not message:
             return node
+        message = is_message_call(node) or (message and isinstance(node, _MESSAGE_PARTS))
         for child in node.children:
-            found = None if isinstance(child, _BLOCKS) else self._find(child)
+            found = None if isinstance(child, _BLOCKS) else self._find(child, message)
             if found is not None:
                 return found
         return None

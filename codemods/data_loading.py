@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import libcst as cst
 
+from codemods.devices import discard_fixes_inside
 from migrate_xla.rule import SAFE, Rule, drop_items, string_value
+
+PIN_OPTIONS = ("pin_memory", "pin_memory_device")
+
+
+def _is_false(value: cst.BaseExpression) -> bool:
+    return isinstance(value, cst.Name) and value.value == "False"
 
 
 def _is_pin_memory_arg(arg: cst.Arg) -> bool:
-    return arg.keyword is not None and arg.keyword.value == "pin_memory"
+    return arg.keyword is not None and arg.keyword.value in PIN_OPTIONS
 
 
 def _is_pin_memory_entry(element: cst.BaseDictElement) -> bool:
-    return isinstance(element, cst.DictElement) and string_value(element.key) == "pin_memory"
+    return isinstance(element, cst.DictElement) and string_value(element.key) in PIN_OPTIONS
 
 
 class PinMemory(Rule):
@@ -21,9 +28,10 @@ class PinMemory(Rule):
     ``tensor.pin_memory()`` crashes without a GPU ("Found no NVIDIA driver"), and
     ``DataLoader(pin_memory=True)`` only warns that no accelerator was found. Host to
     device copies on XLA are overlapped by ``pl.MpDeviceLoader`` instead (guide, "Data
-    Loading"). So ``.pin_memory()`` calls are dropped, and ``pin_memory`` arguments and
-    loader-option dict entries are removed. ``non_blocking=True`` is kept: XLA accepts
-    it.
+    Loading"). So ``.pin_memory()`` calls are dropped, and ``pin_memory`` (with its
+    ``pin_memory_device``) arguments and loader-option dict entries are removed.
+    ``pin_memory=False`` already pins nothing and is left as written. ``non_blocking=True``
+    is kept: XLA accepts it.
     """
 
     CODE = "XLA301"
@@ -44,7 +52,7 @@ class PinMemory(Rule):
             return self.replace(
                 original, updated, func.value, "`.pin_memory()` dropped: nothing to pin on XLA"
             )
-        if not any(_is_pin_memory_arg(a) for a in updated.args):
+        if not self._pins(original.args, _is_pin_memory_arg):
             return updated
         replacement = updated.with_changes(args=drop_items(updated.args, _is_pin_memory_arg))
         return self.replace(
@@ -52,9 +60,22 @@ class PinMemory(Rule):
         )
 
     def leave_Dict(self, original: cst.Dict, updated: cst.Dict):
-        if not any(_is_pin_memory_entry(e) for e in updated.elements):
+        if not self._pins(original.elements, _is_pin_memory_entry):
             return updated
         replacement = updated.with_changes(elements=drop_items(updated.elements, _is_pin_memory_entry))
         return self.replace(
             original, updated, replacement, "`'pin_memory'` option removed: nothing to pin on XLA"
         )
+
+    def _pins(self, items, is_pin_option) -> bool:
+        """Whether ``items`` (original arguments or dict elements) ask for pinned memory.
+
+        ``pin_memory=False`` alone does not. When they do, the fixes made inside the
+        values about to be dropped (``pin_memory=torch.cuda.is_available()``) are forgotten.
+        """
+        values = [item.value for item in items if is_pin_option(item)]
+        if not values or (len(values) == 1 and _is_false(values[0])):
+            return False
+        for value in values:
+            discard_fixes_inside(self.ctx, value)
+        return True

@@ -9,17 +9,31 @@ their torch_xla meaning, or go away where they mean nothing on XLA.
 from __future__ import annotations
 
 import re
+from typing import Iterator
 
 import libcst as cst
 
-from migrate_xla.rule import SAFE, TORCH_XLA, XM, XR, Import, Rule, call_arg, parse_expr, string_value
+from migrate_xla.rule import (
+    SAFE,
+    TORCH_XLA,
+    XM,
+    XR,
+    FileContext,
+    Import,
+    Rule,
+    call_arg,
+    parse_expr,
+    string_value,
+)
 
-CUDA_NAME = re.compile(r"cuda(:\d+)?$")
+# "cuda", "cuda:0", and the templates scripts format an index into: "cuda:", "cuda:{}", "cuda:%d"
+CUDA_NAME = re.compile(r"cuda(:(\d+|\{\w*\}|%[dis])?)?$")
 OTHER_DEVICE = re.compile(r"(cpu|mps)(:\d+)?$")
 
 
 def is_cuda_literal(node: cst.CSTNode) -> bool:
-    """``"cuda"``, ``"cuda:0"`` or ``f"cuda:{rank}"``."""
+    """A CUDA device name: ``"cuda"``, ``"cuda:0"``, ``f"cuda:{rank}"``, ``"cuda:{}".format(rank)``,
+    ``"cuda:%d" % rank`` or ``"cuda:" + str(rank)``."""
     value = string_value(node)
     if value is not None:
         return bool(CUDA_NAME.match(value))
@@ -28,6 +42,10 @@ def is_cuda_literal(node: cst.CSTNode) -> bool:
         return isinstance(first, cst.FormattedStringText) and (
             first.value == "cuda:" or (first.value == "cuda" and len(node.parts) == 1)
         )
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "format":
+        return string_value(node.func.value) is not None and is_cuda_literal(node.func.value)
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Modulo, cst.Add)):
+        return string_value(node.left) is not None and is_cuda_literal(node.left)
     return False
 
 
@@ -52,6 +70,79 @@ def is_cuda_value(node: cst.CSTNode) -> bool:
 
 def code_of(node: cst.CSTNode) -> str:
     return cst.Module(body=[]).code_for_node(node)
+
+
+def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    for child in node.children:
+        yield child
+        yield from descendants(child)
+
+
+def imports_of_fix(ctx: FileContext, item) -> set[Import]:
+    """The imports a device fix scheduled (every fix here needs ``torch_xla``, some more)."""
+    if item.rule is CudaRuntimeCall:
+        name = ctx.qualname(item.node.func) if isinstance(item.node, cst.Call) else None
+        return set(RUNTIME_CALLS[name][1]) if name in RUNTIME_CALLS else set()
+    if item.rule in (CudaDevice, CudaDeviceString, CudaMethod):
+        return {TORCH_XLA}
+    return set()
+
+
+def discard_fixes_inside(ctx: FileContext, node: cst.CSTNode) -> None:
+    """Forget the fixes made in ``node`` or inside it: a rule is replacing it whole.
+
+    ``torch.device("cuda", torch.cuda.current_device())`` becomes ``torch_xla.device()``:
+    the index, and the fix made to it, are gone, so its finding would describe code that
+    is not there and its ``import torch_xla.runtime as xr`` would be left unused.
+    """
+    inside = {id(node), *(id(n) for n in descendants(node))}
+    dropped = [p for p in ctx.pending if p.fixed and id(p.node) in inside]
+    if not dropped:
+        return
+    ctx.pending[:] = [p for p in ctx.pending if all(p is not d for d in dropped)]
+    still_needed = set().union(*(imports_of_fix(ctx, p) for p in ctx.pending if p.fixed))
+    for spec in set().union(*(imports_of_fix(ctx, p) for p in dropped)) - still_needed:
+        if spec in ctx.imports_to_add:
+            ctx.imports_to_add.remove(spec)
+
+
+# Where the CUDA APIs live; an import of one of these becomes unused when its uses are fixed.
+CUDA_MODULES = ("torch.cuda", "torch.backends.cudnn", "torch.backends.cuda", "torch.accelerator")
+
+
+class CudaImportsRule(Rule):
+    """Base of the rules whose fixes can remove the last use of ``import torch.cuda as tc``,
+    ``from torch import cuda``, ``from torch.cuda import synchronize`` and the like: it
+    remembers how each CUDA name was imported, so the fix can schedule that import's
+    removal (LibCST removes it only if nothing uses it any more)."""
+
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
+        self.cuda_imports: dict[str, Import] = {}  # local name -> how it was imported
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            dotted = code_of(alias.name)
+            if alias.asname is not None and dotted.startswith(CUDA_MODULES):
+                local = code_of(alias.asname.name)
+                self.cuda_imports[local] = Import(dotted, asname=local)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+            return
+        module = code_of(node.module)
+        for alias in node.names:
+            name = code_of(alias.name)
+            if f"{module}.{name}".startswith(CUDA_MODULES):
+                local = code_of(alias.asname.name) if alias.asname is not None else name
+                self.cuda_imports[local] = Import(module, name, local if local != name else None)
+
+    def import_used_by(self, node: cst.CSTNode) -> list[Import]:
+        """The CUDA import that ``node`` (``tc.synchronize``, ``cudnn.benchmark``) goes through."""
+        while isinstance(node, (cst.Attribute, cst.Call)):
+            node = node.value if isinstance(node, cst.Attribute) else node.func
+        spec = self.cuda_imports.get(node.value) if isinstance(node, cst.Name) else None
+        return [spec] if spec is not None else []
 
 
 def dropped_condition(node: cst.CSTNode) -> str:
@@ -115,6 +206,7 @@ class CudaDevice(Rule):
         kind = call_arg(original, 0, "type")
         if kind is None or not is_cuda_value(kind.value):
             return updated
+        discard_fixes_inside(self.ctx, original)
         return self.replace(
             original,
             updated,
@@ -136,6 +228,7 @@ class CudaDevice(Rule):
         others = [is_other_device(k.value) for k in kinds]
         if sorted(flags) != [False, True] or not any(others):
             return updated
+        discard_fixes_inside(self.ctx, original)
         return self.replace(
             original,
             updated,
@@ -150,7 +243,8 @@ class CudaDeviceString(Rule):
     """Device names kept as strings: ``"cuda"`` becomes ``"xla"`` where it names a device.
 
     Scripts keep the device in variables, config dicts, argparse defaults, function
-    defaults and ``device=`` / ``.to(...)`` arguments. ``"xla"`` is the guide's
+    defaults, ``device=`` / ``.to(...)`` arguments and the return values of helpers
+    named like ``get_device()``. ``"xla"`` is the guide's
     ``torch.device('xla')`` spelled as a string; ``import torch_xla`` is added so that
     the XLA backend is registered before the string is used.
     """
@@ -164,6 +258,7 @@ class CudaDeviceString(Rule):
     AFTER = 'parser.add_argument("--device", default="xla")\nx = x.to("xla")\n'
 
     def _to_xla(self, original: cst.CSTNode, updated: cst.BaseExpression, where: str):
+        discard_fixes_inside(self.ctx, original)  # a dropped condition or formatted index
         return self.replace(
             original,
             updated,
@@ -187,6 +282,14 @@ class CudaDeviceString(Rule):
             return updated.with_changes(value=self._to_xla(original.value, updated.value, "in a dict"))
         return updated
 
+    def leave_Return(self, original: cst.Return, updated: cst.Return):
+        functions = [s for s in self.ctx.statements if isinstance(s, cst.FunctionDef)]
+        if original.value is None or not functions or not names_device(functions[-1].name.value):
+            return updated
+        if is_cuda_value(original.value):
+            return updated.with_changes(value=self._to_xla(original.value, updated.value, "returned"))
+        return updated
+
     def leave_Param(self, original: cst.Param, updated: cst.Param):
         if original.default is not None and is_cuda_value(original.default) and names_device(original.name.value):
             return updated.with_changes(default=self._to_xla(original.default, updated.default, "as a default"))
@@ -198,7 +301,7 @@ class CudaDeviceString(Rule):
         changed = []
         for index, arg in enumerate(original.args):
             keyword = arg.keyword.value if arg.keyword is not None else None
-            if not is_cuda_value(arg.value):
+            if not is_cuda_value(arg.value) or keyword == "pin_memory_device":  # XLA301 drops that one
                 continue
             if keyword is not None and names_device(keyword):
                 where = f"as `{keyword}=`"
@@ -224,7 +327,8 @@ class CudaMethod(Rule):
 
     Matched by shape: any ``x.cuda(...)`` call is taken to be ``Tensor.cuda`` or
     ``Module.cuda``, and the diagnostic says it guessed. A device index is dropped
-    (each XLA process owns one device); ``non_blocking=`` is kept.
+    (each XLA process owns one device); ``non_blocking`` (keyword or second
+    positional argument) and ``memory_format=`` are kept: ``Tensor.to`` takes them too.
     """
 
     CODE = "XLA103"
@@ -239,9 +343,12 @@ class CudaMethod(Rule):
         func = updated.func
         if not (isinstance(func, cst.Attribute) and func.attr.value == "cuda"):
             return updated
-        if self.qualname(original.func) is not None:  # torch.cuda(...) or a module attribute, not a method call
+        if (self.qualname(original.func) or "").startswith("torch."):  # torch.cuda(...): not a method call
             return updated
-        kept = [a for a in updated.args if a.keyword is not None and a.keyword.value == "non_blocking"]
+        kept = [a for a in updated.args if a.keyword is not None and a.keyword.value != "device"]
+        blocking = call_arg(updated, 1, None)  # Tensor.cuda(device, non_blocking)
+        if blocking is not None:
+            kept.insert(0, blocking.with_changes(keyword=cst.Name("non_blocking"), equal=EQUAL))
         args = [cst.Arg(parse_expr(XLA_DEVICE)), *kept]
         args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args]
         replacement = updated.with_changes(func=func.with_changes(attr=cst.Name("to")), args=args)
@@ -286,7 +393,10 @@ class CudaDeviceCheck(Rule):
             return updated
 
         def swap(old: cst.BaseExpression, new: cst.BaseExpression) -> cst.BaseExpression:
-            return xla_string(old) if is_cuda_literal(old) else new
+            if not is_cuda_literal(old):
+                return new
+            discard_fixes_inside(self.ctx, old)  # "cuda:{}".format(...): the index goes
+            return xla_string(old)
 
         replacement = updated.with_changes(
             left=swap(original.left, updated.left),
@@ -325,7 +435,7 @@ RUNTIME_CALLS: dict[str, tuple[str | None, tuple[Import, ...]]] = {
 }
 
 
-class CudaRuntimeCall(Rule):
+class CudaRuntimeCall(CudaImportsRule):
     """``torch.cuda`` / ``torch.accelerator`` bookkeeping becomes its XLA meaning.
 
     Left alone, these crash on a TPU VM ("Found no NVIDIA driver") or silently report
@@ -334,8 +444,11 @@ class CudaRuntimeCall(Rule):
     ``manual_seed(_all)`` becomes ``torch_xla.manual_seed`` (``torch.manual_seed`` does
     not seed the XLA generator); ``is_available()`` asks whether an XLA device is
     there; ``set_device``, ``empty_cache`` and resetting peak-memory statistics mean
-    nothing on XLA and are removed. See PyTorch/XLA's ``torch_xla`` and
-    ``torch_xla.runtime`` API reference.
+    nothing on XLA and are removed. ``is_bf16_supported()`` is true on XLA devices, so
+    ``X and is_bf16_supported()`` becomes ``X`` and ``A if is_bf16_supported() else B``
+    becomes ``A`` rather than leaving ``and True``/``if True`` behind. Two seeding calls
+    in a row (``manual_seed`` then ``manual_seed_all``) become one. See PyTorch/XLA's
+    ``torch_xla`` and ``torch_xla.runtime`` API reference.
     """
 
     CODE = "XLA105"
@@ -346,6 +459,10 @@ class CudaRuntimeCall(Rule):
     BEFORE = "torch.cuda.manual_seed_all(0)\ntorch.cuda.set_device(rank)\ntorch.cuda.synchronize()\n"
     AFTER = "torch_xla.manual_seed(0)\ntorch_xla.sync(wait=True)\n"
 
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
+        self.seeds: set[int] = set()  # the torch_xla.manual_seed(...) calls this rule wrote
+
     def leave_Expr(self, original: cst.Expr, updated: cst.Expr):
         call = original.value
         if not isinstance(call, cst.Call):
@@ -353,7 +470,11 @@ class CudaRuntimeCall(Rule):
         name = self.qualname(call.func)
         if name in RUNTIME_CALLS and RUNTIME_CALLS[name][0] is None:
             return self.replace(
-                original, updated, cst.RemoveFromParent(), f"`{name}()` means nothing on XLA: removed"
+                original,
+                updated,
+                cst.RemoveFromParent(),
+                f"`{name}()` means nothing on XLA: removed",
+                drop_if_unused=self.import_used_by(call.func),
             )
         return updated
 
@@ -368,9 +489,67 @@ class CudaRuntimeCall(Rule):
             if not original.args:
                 return updated
             template = template.format(code_of(updated.args[0].value))
+        replacement = parse_expr(template)
+        if name.endswith("manual_seed") or name.endswith("manual_seed_all"):
+            self.seeds.add(id(replacement))
         return self.replace(
-            original, updated, parse_expr(template), f"`{name}()` -> `{template}`", imports=imports
+            original,
+            updated,
+            replacement,
+            f"`{name}()` -> `{template}`",
+            imports=imports,
+            drop_if_unused=self.import_used_by(original.func),
         )
+
+    def _is_bf16_check(self, node: cst.CSTNode) -> bool:
+        return isinstance(node, cst.Call) and self.qualname(node.func) == "torch.cuda.is_bf16_supported"
+
+    def _is_boolean(self, node: cst.CSTNode) -> bool:
+        """Whether ``node`` (original code) is a bool, so ``node and True`` is ``node``."""
+        return (
+            isinstance(node, (cst.Comparison, cst.BooleanOperation))
+            or (isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not))
+            or (isinstance(node, cst.Call) and self.qualname(node.func) in RUNTIME_CALLS
+                and (RUNTIME_CALLS[self.qualname(node.func)][0] or "").startswith(("bool(", "True")))
+        )
+
+    def leave_BooleanOperation(self, original: cst.BooleanOperation, updated: cst.BooleanOperation):
+        if not isinstance(original.operator, cst.And):
+            return updated
+        if self._is_bf16_check(original.left):
+            kept = updated.right  # True and X is X
+        elif self._is_bf16_check(original.right) and self._is_boolean(original.left):
+            kept = updated.left
+        else:
+            return updated
+        return kept.with_changes(lpar=updated.lpar, rpar=updated.rpar) if updated.lpar else kept
+
+    def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp):
+        if not self._is_bf16_check(original.test):
+            return updated
+        return updated.body.with_changes(lpar=updated.lpar, rpar=updated.rpar) if updated.lpar else updated.body
+
+    def _seed_line(self, statement: cst.BaseStatement) -> str | None:
+        if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+            expr = statement.body[0]
+            if isinstance(expr, cst.Expr) and id(expr.value) in self.seeds:
+                return code_of(expr.value)
+        return None
+
+    def leave_IndentedBlock(self, original, updated):
+        """``torch.cuda.manual_seed(s)`` then ``manual_seed_all(s)``: one ``torch_xla.manual_seed(s)``."""
+        if not self.seeds:
+            return updated
+        body, previous = [], None
+        for statement in updated.body:
+            seed = self._seed_line(statement)
+            if seed is not None and seed == previous and all(line.comment is None for line in statement.leading_lines):
+                continue
+            previous = seed
+            body.append(statement)
+        return updated.with_changes(body=body) if len(body) != len(updated.body) else updated
+
+    leave_Module = leave_IndentedBlock
 
 
 # qualified name -> (severity, what to do instead)
@@ -423,7 +602,7 @@ class CudaMemoryQuery(Rule):
 CUDA_FLAG_PREFIXES = ("torch.backends.cudnn.", "torch.backends.cuda.matmul.")
 
 
-class CudaBackendFlag(Rule):
+class CudaBackendFlag(CudaImportsRule):
     """``torch.backends.cudnn.*`` and CUDA matmul precision switches mean nothing on XLA.
 
     cuDNN autotuning (``benchmark``), determinism and TF32 switches configure NVIDIA
@@ -447,6 +626,7 @@ class CudaBackendFlag(Rule):
                 updated,
                 cst.RemoveFromParent(),
                 f"`{' = '.join(names)} = ...` configures an NVIDIA library XLA does not use: removed",
+                drop_if_unused=[spec for t in original.targets for spec in self.import_used_by(t.target)],
             )
         return updated
 
@@ -483,10 +663,16 @@ class LoadMapLocation(Rule):
         if arg is None:
             if any(a.star for a in original.args):
                 return updated
-            new_arg = cst.Arg(cpu, keyword=cst.Name("map_location"), equal=_EQUAL)
+            new_arg = cst.Arg(cpu, keyword=cst.Name("map_location"), equal=EQUAL)
             args = [*updated.args]
             if args:
-                args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                between = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+                trailing = args[-1].comma
+                if isinstance(trailing, cst.Comma):  # the new argument takes the trailing comma
+                    new_arg = new_arg.with_changes(comma=trailing)
+                    if isinstance(trailing.whitespace_after, cst.ParenthesizedWhitespace):
+                        between = cst.Comma(whitespace_after=updated.whitespace_before_args)  # one per line
+                args[-1] = args[-1].with_changes(comma=between)
             return self.replace(
                 original,
                 updated,
@@ -496,6 +682,7 @@ class LoadMapLocation(Rule):
         if is_other_device(arg.value) or not self._is_device(arg.value):
             return updated
         index = next(i for i, a in enumerate(original.args) if a is arg)
+        discard_fixes_inside(self.ctx, arg.value)  # lambda storage, loc: storage.cuda(rank)
         args = list(updated.args)
         args[index] = args[index].with_changes(value=cpu)
         return self.replace(
@@ -510,11 +697,14 @@ class LoadMapLocation(Rule):
             return True
         if isinstance(value, (cst.Lambda, cst.Dict)):
             return "cuda" in code_of(value)
-        if isinstance(value, cst.Call) and self.qualname(value.func) in ("torch.device", "torch_xla.device"):
+        if isinstance(value, cst.Call) and self.qualname(value.func) == "torch.device":
+            kind = call_arg(value, 0, "type")
+            return kind is None or not is_other_device(kind.value)  # torch.device("cpu") is right already
+        if isinstance(value, cst.Call) and self.qualname(value.func) == "torch_xla.device":
             return True
         return names_device(target_name(value))
 
 
-_EQUAL = cst.AssignEqual(
+EQUAL = cst.AssignEqual(
     whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
 )

@@ -53,32 +53,37 @@ def _codes(values: tuple[str, ...]) -> list[str]:
 @click.option("--diff", is_flag=True, help="Print a unified diff; write nothing.")
 @click.option("--check", is_flag=True, help="Print findings (path:line:col: CODE message); write nothing.")
 @click.option("-o", "--output", type=click.Path(path_type=Path, file_okay=False), help="Write migrated copies under DIR, mirroring the tree.")
+@click.option("--target", type=click.Choice(["single", "multiprocess", "spmd"]), default="single", show_default=True, help="One XLA device, the torch_xla.launch form, or SPMD data parallelism.")
 @click.option("--select", multiple=True, metavar="CODES", help="Only these rule codes or prefixes (XLA1, XLA101), comma-separated.")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rule codes or prefixes.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change behaviour.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: all cores).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True, help="How findings are printed.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "github"]), default="text", show_default=True, help="How findings are printed.")
 @click.option("--stats", is_flag=True, help="Print counts per rule and per file.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when files changed or findings remain (2 still means failure).")
-def migrate(paths, diff, check, output, select, ignore, unsafe_fixes, jobs, fmt, stats, exit_zero):
+def migrate(paths, diff, check, output, target, select, ignore, unsafe_fixes, jobs, fmt, stats, exit_zero):
     """Rewrite the .py files under PATHS (folders walked honouring .gitignore; - reads stdin)."""
     if sum(map(bool, (diff, check, output))) > 1:
         raise click.UsageError("--diff, --check and --output exclude each other")
     try:
-        options = options_for(_codes(select), _codes(ignore), unsafe_fixes)
+        options = options_for(_codes(select), _codes(ignore), unsafe_fixes, target)
     except registry.RuleError as exc:
         raise click.UsageError(str(exc)) from None
+    mode = "diff" if diff else "check" if check else "output" if output else "write"
     if any(str(p) == "-" for p in paths):
         if len(paths) > 1:
             raise click.UsageError("- (stdin) cannot be combined with other paths")
-        code = _migrate_stdin(options, diff, check, fmt)
+        if output:
+            raise click.UsageError("- (stdin) writes to stdout; --output does not apply")
+        code = _migrate_stdin(options, mode, fmt, stats)
         sys.exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise click.UsageError(f"no such file or directory: {', '.join(missing)}")
 
-    mode = "diff" if diff else "check" if check else "output" if output else "write"
     files = [f for f in find_sources(list(paths)) if not (output and _inside(f.path, output))]
+    if output:
+        _refuse_output_collisions(files, output)
     results = []
     stream = migrate_files(files, options, jobs)
     show_progress = len(files) > 1 and sys.stderr.isatty() and fmt == "text"
@@ -86,7 +91,11 @@ def migrate(paths, diff, check, output, select, ignore, unsafe_fixes, jobs, fmt,
         for result in bar:
             _write(result, mode, output)
             results.append(result)
-    code = _report(results, mode, fmt, stats)
+    if mode == "diff":
+        for result in results:
+            if result.changed:
+                click.echo(report.unified_diff(result), nl=False)
+    code = _report(results, mode, fmt, stats, findings_to_stdout=mode != "diff")
     sys.exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
 
 
@@ -109,6 +118,24 @@ def _inside(path: Path, folder: Path) -> bool:
         return False
 
 
+def _output_path(found: Found, output: Path) -> Path:
+    """Where ``-o DIR`` puts the copy of ``found``: its path under its argument, under DIR."""
+    return output / found.path.resolve().relative_to(found.root.resolve())
+
+
+def _refuse_output_collisions(files: list[Found], output: Path) -> None:
+    """Two inputs that would land on one output file (``-o out a/ b/``, both with x.py)."""
+    claimed: dict[Path, Path] = {}
+    for found in files:
+        target = _output_path(found, output)
+        if target in claimed:
+            raise click.UsageError(
+                f"{claimed[target]} and {found.path} would both be written to {target}; "
+                "pass their common folder instead"
+            )
+        claimed[target] = found.path
+
+
 def _write(result: FileResult, mode: str, output: Path | None) -> None:
     """Write one result as the mode asks; a failed write becomes the file's error."""
     if result.error is not None or result.source is None:
@@ -117,24 +144,26 @@ def _write(result: FileResult, mode: str, output: Path | None) -> None:
         if mode == "write" and result.changed:
             write_back(result.source, result.new_text)
         elif mode == "output":
-            found: Found = result.found
-            target = output / found.path.resolve().relative_to(found.root.resolve())
-            write_copy(target, result.source, result.new_text)
+            write_copy(_output_path(result.found, output), result.source, result.new_text)
     except SourceError as exc:
         result.error = str(exc)
+        result.new_text = None  # not written: not counted as changed
 
 
-def _report(results: list[FileResult], mode: str, fmt: str, stats: bool) -> int:
+def _report(results: list[FileResult], mode: str, fmt: str, stats: bool, findings_to_stdout: bool) -> int:
+    """Print findings in ``fmt`` (to stdout unless it carries code or a diff); return the exit code."""
+    out = sys.stdout if findings_to_stdout else sys.stderr
     summary = report.Summary.of(results)
+    show_fixed = mode in ("check", "diff")
     if fmt == "json":
-        click.echo(report.json_report(results, summary, stats))
+        click.echo(report.json_report(results, summary, stats), file=out)
+    elif fmt == "sarif":
+        click.echo(report.sarif_report(results, show_fixed), file=out)
+    elif fmt == "github":
+        for line in report.github_lines(results, show_fixed):
+            click.echo(line, file=out)
     else:
-        out = sys.stderr if mode == "diff" else sys.stdout
-        if mode == "diff":
-            for result in results:
-                if result.changed:
-                    click.echo(report.unified_diff(result), nl=False)
-        for line in report.text_findings(results, show_fixed=mode in ("check", "diff")):
+        for line in report.text_findings(results, show_fixed):
             click.echo(line, file=out)
         for line in report.error_lines(results):
             click.echo(line, err=True)
@@ -142,7 +171,7 @@ def _report(results: list[FileResult], mode: str, fmt: str, stats: bool) -> int:
             for line in report.text_stats(results, summary):
                 click.echo(line, file=out)
         if len(results) != 1 or summary.changed or summary.remaining or summary.errors:
-            click.echo(report.closing_line(summary, mode), file=sys.stderr)
+            click.echo(report.closing_line(summary, mode), err=True)
     return _exit_code(summary)
 
 
@@ -154,34 +183,30 @@ def _exit_code(summary: report.Summary) -> int:
     return EXIT_CLEAN
 
 
-def _migrate_stdin(options: Options, diff: bool, check: bool, fmt: str) -> int:
+def _migrate_stdin(options: Options, mode: str, fmt: str, stats: bool) -> int:
+    """``-``: code in on stdin; out on stdout the migrated code (or the diff); findings on stderr."""
     data = sys.stdin.buffer.read()
     result = FileResult(path="-")
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         text = data.decode(encoding)
-        result.new_text, result.diagnostics = migrate_code(text, options, "<stdin>")
-    except (SyntaxError, UnicodeDecodeError) as exc:
+    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
         result.error = f"cannot decode stdin: {exc}"
-        text = None
-    except MigrationError as exc:
-        result.error = str(exc)
-    if result.error is not None:
-        sys.stdout.buffer.write(data)  # a filter gives back what it cannot migrate, unchanged
-        click.echo(f"-: error: {result.error}", err=True)
-        return EXIT_ERROR
-    result.source = Source(Path("-"), text, encoding, 0o644, 0)
-    if diff:
-        click.echo(report.unified_diff(result) if result.changed else "", nl=False)
-    elif not check:
-        sys.stdout.buffer.write(result.new_text.encode(encoding))
-    summary = report.Summary.of([result])
-    if fmt == "json":
-        click.echo(report.json_report([result], summary, False), err=not check)
     else:
-        for line in report.text_findings([result], show_fixed=check or diff):
-            click.echo(line, err=not check)
-    return _exit_code(summary)
+        result.source = Source(Path("-"), text, encoding, 0o644, 0)
+        try:
+            result.new_text, result.diagnostics = migrate_code(text, options, "<stdin>")
+        except MigrationError as exc:
+            result.error = str(exc)
+    if result.error is not None:
+        if mode == "write":
+            sys.stdout.buffer.write(data)  # a filter gives back what it cannot migrate, unchanged
+    elif mode == "diff":
+        click.echo(report.unified_diff(result) if result.changed else "", nl=False)
+    elif mode == "write":
+        sys.stdout.buffer.write(result.source.encode(result.new_text))
+    sys.stdout.flush()
+    return _report([result], mode, fmt, stats, findings_to_stdout=mode == "check")
 
 
 @main.command("rules")

@@ -1,4 +1,4 @@
-"""Renders the results of a run: findings as text or JSON, diffs, statistics."""
+"""Renders the results of a run: findings as text, JSON, SARIF or GitHub annotations; diffs; statistics."""
 
 from __future__ import annotations
 
@@ -38,8 +38,9 @@ class Summary:
             for d in result.diagnostics:
                 summary.by_code[d.code] += 1
                 if d.fixed:
-                    summary.fixed += 1
-                    summary.fixed_by_code[d.code] += 1
+                    if result.error is None:  # a fix in a file that could not be written did not happen
+                        summary.fixed += 1
+                        summary.fixed_by_code[d.code] += 1
                 else:
                     summary.remaining += 1
                     summary.remaining_errors += d.severity == "error"
@@ -87,7 +88,7 @@ def closing_line(summary: Summary, mode: str) -> str:
     done = mode in ("write", "output")
     noun = "file" if summary.files == 1 else "files"
     parts = [f"{summary.changed} of {summary.files} {noun} {'migrated' if done else 'would be migrated'}"]
-    parts.append(f"{summary.fixed} {'fixes' if done else 'fixable'}")
+    parts.append(f"{summary.fixed} {('fix' if summary.fixed == 1 else 'fixes') if done else 'fixable'}")
     parts.append(f"{summary.remaining} left for a person")
     if summary.errors:
         parts.append(f"{summary.errors} could not be read or parsed")
@@ -127,6 +128,70 @@ def json_report(results: Sequence[FileResult], summary: Summary, stats: bool) ->
     if stats:
         out["stats"] = {"rules": rule_stats(summary), "files": file_stats(results)}
     return json.dumps(out, indent=2)
+
+
+# GitHub workflow commands and SARIF levels for a finding's severity.
+_GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
+_SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def github_lines(results: Sequence[FileResult], show_fixed: bool) -> list[str]:
+    """GitHub Actions annotations (``::warning file=...,line=...::...``), one per finding."""
+
+    def escape(text: str, prop: bool = False) -> str:
+        text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        return text.replace(":", "%3A").replace(",", "%2C") if prop else text
+
+    lines = []
+    for result in results:
+        path = escape(result.path, prop=True)
+        if result.error is not None:
+            lines.append(f"::error title=xla-migrate,file={path}::{escape(result.error)}")
+        for d in result.diagnostics:
+            if show_fixed or not d.fixed:
+                level = _GITHUB_LEVEL.get(d.severity, "warning")
+                lines.append(
+                    f"::{level} title=xla-migrate ({d.code}),file={path},line={d.line},col={d.column}"
+                    f"::{escape(finding_line(result.path, d, show_fixed))}"
+                )
+    return lines
+
+
+def sarif_report(results: Sequence[FileResult], show_fixed: bool) -> str:
+    """A SARIF 2.1.0 log: one run, the rules it reported, one result per finding."""
+    codes = sorted({d.code for r in results for d in r.diagnostics if show_fixed or not d.fixed})
+    rules = [registry.by_code(code) for code in codes]
+    findings, notifications = [], []
+    for result in results:
+        location = {"physicalLocation": {"artifactLocation": {"uri": result.path}}}
+        if result.error is not None:
+            notifications.append({"level": "error", "message": {"text": result.error}, "locations": [location]})
+        for d in result.diagnostics:
+            if show_fixed or not d.fixed:
+                region = {"startLine": d.line, "startColumn": d.column}
+                findings.append(
+                    {
+                        "ruleId": d.code,
+                        "ruleIndex": codes.index(d.code),
+                        "level": _SARIF_LEVEL.get(d.severity, "warning"),
+                        "message": {"text": d.message},
+                        "locations": [{"physicalLocation": {**location["physicalLocation"], "region": region}}],
+                    }
+                )
+    driver = {
+        "name": "xla-migrate",
+        "rules": [
+            {"id": code, "name": rule.NAME if rule else code, "shortDescription": {"text": rule.SUMMARY if rule else code}}
+            for code, rule in zip(codes, rules)
+        ],
+    }
+    run = {
+        "tool": {"driver": driver},
+        "results": findings,
+        "invocations": [{"executionSuccessful": not notifications, "toolExecutionNotifications": notifications}],
+    }
+    log = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0", "runs": [run]}
+    return json.dumps(log, indent=2)
 
 
 def rule_stats(summary: Summary) -> list[dict]:

@@ -86,8 +86,12 @@ def write_atomic(path: Path, data: bytes, mode: int) -> None:
 
 
 def write_back(source: Source, text: str) -> None:
-    """Write migrated text over the file it came from, refusing when that is unsafe."""
-    path = source.path
+    """Write migrated text over the file it came from, refusing when that is unsafe.
+
+    A symbolic link is written through: the file it points to gets the new text and
+    the link stays a link.
+    """
+    path = Path(os.path.realpath(source.path))
     try:
         st = path.stat()
     except FileNotFoundError:
@@ -170,17 +174,20 @@ def _walk_dir(folder: Path, ignores: list["_GitIgnore"]) -> Iterator[Path]:
 
 
 def _ancestor_gitignores(root: Path) -> list["_GitIgnore"]:
-    """The .gitignore files above ``root``, up to the top of its git repository."""
+    """The .gitignore files above ``root``, up to the top of its git repository.
+
+    Outside a git repository, and when ``root`` is itself the top of one, only the
+    tree's own .gitignore files count.
+    """
     found = []
-    folder = root.resolve().parent
-    for parent in [folder, *folder.parents]:
-        ignore = _GitIgnore.load(parent)
+    folder = root.resolve()
+    while not (folder / ".git").exists():
+        if folder.parent == folder:
+            return []
+        folder = folder.parent
+        ignore = _GitIgnore.load(folder)
         if ignore is not None:
             found.append(ignore)
-        if (parent / ".git").exists():
-            break
-    else:
-        return []  # not inside a git repository: only the tree's own .gitignore files count
     return found[::-1]
 
 

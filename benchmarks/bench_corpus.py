@@ -1,0 +1,205 @@
+"""Throughput: `xla-migrate --check -j 2` over a big real corpus, against LibCST itself.
+
+The corpus is the torch package installed in this environment (about 2,000 files,
+almost a million lines): real, varied PyTorch code, full of `cuda`, `device(` and
+`load(`, so the pre-filter lets much of it through and the rules really run.
+
+Both sides are timed in the same run, one after the other, as child processes started
+the same way, so that interpreter start-up and imports count on both sides:
+
+- xla-migrate: ``python -m migrate_xla --check -j 2 --exit-zero --format json ROOT``
+  (JSON goes to a temporary file: it is read back to check how many files the tool
+  processed, changed and flagged);
+- baseline: read + ``libcst.parse_module`` + ``.code`` of the same files in a
+  ``multiprocessing.Pool(2)`` with the engine's chunk size: the least any LibCST tool
+  that parses every file and generates code could do.
+
+The machine this was written on has two cores shared with other work, so absolute
+times are noisy; the ratio xla-migrate / baseline is the number to read. Target: <= 1.0
+(the pre-filter should pay for the rules).
+
+    .venv/bin/python benchmarks/bench_corpus.py              # full corpus
+    .venv/bin/python benchmarks/bench_corpus.py --limit 200  # quick check
+    .venv/bin/python benchmarks/bench_corpus.py --root DIR   # another tree
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+TARGET = 1.0
+JOBS = 2
+
+# Folders the tool never walks into (migrate_xla.sources.DEFAULT_EXCLUDES); repeated
+# here so the baseline's file list does not come from the code under test.
+EXCLUDES = {
+    ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__",
+    "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+    "__pypackages__", "site-packages", ".eggs",
+}
+
+# The baseline, run as its own process: argv[1] is a file holding one path a line.
+BASELINE = r"""
+import io, sys, tokenize
+from multiprocessing import Pool
+import libcst
+
+def one(path):
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(encoding)
+        return libcst.parse_module(text).code == text
+    except Exception:
+        return None
+
+if __name__ == "__main__":
+    paths = open(sys.argv[1], encoding="utf-8").read().splitlines()
+    jobs = int(sys.argv[2])
+    chunk = max(1, min(32, len(paths) // (jobs * 8)))  # as migrate_xla.engine.migrate_files
+    with Pool(jobs) as pool:
+        results = pool.map(one, paths, chunksize=chunk)
+    print(sum(r is True for r in results), sum(r is False for r in results), sum(r is None for r in results))
+"""
+
+
+def torch_dir() -> Path:
+    """The installed torch package, found without importing it."""
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.submodule_search_locations:
+        sys.exit("torch is not installed in this interpreter; pass --root DIR")
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def walk(root: Path) -> list[Path]:
+    """The .py files under root in the tool's order (sorted names, no symlinks, no excluded folders)."""
+    out: list[Path] = []
+
+    def visit(folder: Path) -> None:
+        for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+            if entry.is_symlink():
+                continue
+            if entry.is_dir():
+                if entry.name not in EXCLUDES:
+                    visit(Path(entry.path))
+            elif entry.name.endswith(".py"):
+                out.append(Path(entry.path))
+
+    visit(root)
+    return out
+
+
+def count_lines(files: list[Path]) -> int:
+    total = 0
+    for path in files:
+        with open(path, "rb") as handle:
+            total += handle.read().count(b"\n")
+    return total
+
+
+def prefilter_passes(files: list[Path]) -> int:
+    """How many files match the enabled rules' triggers (so get parsed by the engine)."""
+    sys.path.insert(0, str(REPO))
+    from migrate_xla import engine
+    from migrate_xla.sources import SourceError, read_source
+
+    trigger = engine._trigger(engine.options_for().codes)
+    passed = 0
+    for path in files:
+        try:
+            text = read_source(path).text
+        except SourceError:
+            continue
+        passed += trigger is not None and trigger.search(text) is not None
+    return passed
+
+
+def run_cli(paths: list[str], workdir: Path) -> tuple[float, dict]:
+    out = workdir / "cli.json"
+    cmd = [sys.executable, "-m", "migrate_xla", "--check", "-j", str(JOBS), "--exit-zero", "--format", "json", *paths]
+    with open(out, "wb") as stdout:
+        start = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=REPO, stdout=stdout, stderr=subprocess.PIPE)
+        wall = time.perf_counter() - start
+    if proc.returncode not in (0, 1):
+        sys.exit(f"xla-migrate failed (exit {proc.returncode}):\n{proc.stderr.decode(errors='replace')[-2000:]}")
+    return wall, json.loads(out.read_text(encoding="utf-8"))
+
+
+def run_baseline(files: list[Path], workdir: Path) -> tuple[float, tuple[int, int, int]]:
+    listing = workdir / "files.txt"
+    listing.write_text("\n".join(map(str, files)) + "\n", encoding="utf-8")
+    script = workdir / "baseline.py"
+    script.write_text(BASELINE, encoding="utf-8")
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, str(script), str(listing), str(JOBS)], capture_output=True, text=True
+    )
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(f"baseline failed (exit {proc.returncode}):\n{proc.stderr[-2000:]}")
+    same, differ, failed = map(int, proc.stdout.split())
+    return wall, (same, differ, failed)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--root", type=Path, help="tree to migrate (default: the installed torch package)")
+    parser.add_argument("--limit", type=int, help="only the first N files (quick check); default: all")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each side, alternating; the best of each counts")
+    args = parser.parse_args()
+
+    root = (args.root or torch_dir()).resolve()
+    files = walk(root)
+    if args.limit:
+        files = files[: args.limit]
+    # The full corpus is given as its folder (the tool walks it, as a user would run it);
+    # a --limit subset is given file by file.
+    cli_paths = [str(root)] if not args.limit else [str(p) for p in files]
+    lines = count_lines(files)
+    passed = prefilter_passes(files)
+    print(f"corpus:      {root}")
+    print(f"files:       {len(files)}   lines: {lines}   jobs: {JOBS}   cpus: {os.cpu_count()}")
+    print(f"pre-filter:  {passed} of {len(files)} files match a trigger and get parsed ({passed / max(1, len(files)):.0%})")
+
+    cli_times, base_times = [], []
+    with tempfile.TemporaryDirectory(prefix="bench-corpus-") as tmp:
+        workdir = Path(tmp)
+        for _ in range(max(1, args.repeat)):
+            base_wall, (same, differ, failed) = run_baseline(files, workdir)
+            base_times.append(base_wall)
+            cli_wall, report = run_cli(cli_paths, workdir)
+            cli_times.append(cli_wall)
+
+    summary = report["summary"]
+    flagged = sum(1 for f in report["files"] if any(not d["fixed"] for d in f["diagnostics"]))
+    with_findings = sum(1 for f in report["files"] if f["diagnostics"])
+    print(f"baseline:    {min(base_times):7.2f} s  (LibCST parse + codegen, Pool({JOBS}); "
+          f"{same} round-trip, {differ} differ, {failed} failed to parse)")
+    print(f"xla-migrate: {min(cli_times):7.2f} s  (--check -j {JOBS}; processed {summary['files']} files, "
+          f"{summary['changed']} would change, {flagged} with findings left for a person, "
+          f"{with_findings} with any finding, {summary['errors']} errors)")
+    if len(cli_times) > 1:
+        print(f"  all runs:  baseline {', '.join(f'{t:.2f}' for t in base_times)}; "
+              f"xla-migrate {', '.join(f'{t:.2f}' for t in cli_times)}")
+    print(f"  findings by code: {summary['by_code']}")
+    if summary["files"] != len(files):
+        print(f"WARNING: xla-migrate processed {summary['files']} files, the baseline {len(files)}")
+    ratio = min(cli_times) / min(base_times)
+    verdict = "OK" if ratio <= TARGET else "MISSED"
+    print(f"ratio xla-migrate / baseline: {ratio:.2f}  (target <= {TARGET}: {verdict})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,39 @@
+"""The verification harness: proves the migrated script trains like the original.
+
+The rewriter never imports this package's children; the parent side here imports no
+torch either: only the child processes do (see child.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from migrate_xla.verify.compare import Result, table
+from migrate_xla.verify.harness import Settings, VerifyError, verify
+
+__all__ = ["Result", "Settings", "VerifyError", "assert_loss_parity", "verify"]
+
+
+def assert_loss_parity(
+    script: str | Path,
+    *args: str,
+    steps: int = 10,
+    migrated: str | Path | None = None,
+    max_recompilations: int | None = 0,
+    **settings,
+) -> Result:
+    """For test suites: migrate and verify ``script``; fail with the loss table unless it matches.
+
+    ``max_recompilations`` (default 0) also fails when XLA compiled new graphs after the
+    warm-up steps; pass None to ignore recompilations.
+    """
+    result = verify(
+        Path(script), list(args), Settings(steps=steps, **settings),
+        migrated=Path(migrated) if migrated is not None else None,
+    )
+    if result.verdict != "match":
+        raise AssertionError(f"loss parity failed for {script}\n{table(result)}")
+    recompilations = result.migrated.recompilations or 0
+    if max_recompilations is not None and recompilations > max_recompilations:
+        raise AssertionError(f"{recompilations} recompilations after warm-up in {script}\n{table(result)}")
+    return result

@@ -1,0 +1,453 @@
+"""Instrumentation inside each verify child process, installed before the user's code.
+
+``sitecustomize`` (on the PYTHONPATH the harness injects) calls :func:`install` in
+every interpreter that has ``XLA_MIGRATE_VERIFY`` in its environment, so processes the
+script spawns itself (``torch_xla.launch``, ``mp.spawn``) are instrumented too. Each
+process writes its own record (``<role>-<pid>.json``) and the parent merges them.
+
+What it does:
+- records the training loss at every ``backward()`` (the unscaled loss when a
+  GradScaler multiplied it);
+- counts optimizer steps and stops the run cleanly after ``steps`` of them;
+- aligns random numbers: random factories, in-place random fills and dropout draw
+  from the CPU generator in both runs, so both see the same values;
+- in the reference run without a GPU, emulates CUDA on the CPU (the shim);
+- in the XLA run, reads torch_xla's metrics: compilations, executions, CPU fallbacks.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import math
+import os
+import sys
+import threading
+import types
+
+import torch
+import torch.nn.functional as F
+import torch.optim.optimizer as optim_impl
+from torch.overrides import TorchFunctionMode
+
+ENV = "XLA_MIGRATE_VERIFY"
+
+
+class StepLimitReached(SystemExit):
+    """Ends the run after the requested optimizer steps (exit status 0).
+
+    A SystemExit passes through ``except Exception`` in user code, and
+    ``torch_xla.launch`` / ``mp.spawn`` hand it back to their parent as a clean exit.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(0)
+
+
+class Recorder:
+    def __init__(self, config: dict) -> None:
+        self.role: str = config["role"]
+        self.record_dir: str = config["record_dir"]
+        self.max_steps: int = config["steps"]
+        self.warmup: int = config.get("warmup", 2)
+        self.losses: list = []
+        self.steps = 0
+        self.precisions: set[str] = set()
+        self.compilations_after_warmup_start: int | None = None
+        self.device = ""
+        self.done = False
+        self.in_scaler_step = False
+        self.lock = threading.Lock()
+
+    # -- events --------------------------------------------------------------
+    def on_backward(self, tensors) -> None:
+        tensor = tensors[0] if isinstance(tensors, (tuple, list)) else tensors
+        if not isinstance(tensor, torch.Tensor) or tensor.numel() != 1:
+            return
+        unscaled = getattr(tensor, "_xla_migrate_unscaled", tensor)
+        self.losses.append(unscaled.detach())
+
+    def on_step(self) -> None:
+        if self.in_scaler_step or self.done:
+            return
+        with self.lock:
+            self.steps += 1
+            if self.steps == 1:
+                self._note_param_precision()
+            if self.role == "migrated" and self.steps == self.warmup + 1:
+                self.compilations_after_warmup_start = _xla_metrics()["compilations"]
+            if self.steps >= self.max_steps:
+                self.finish("step-limit")
+                raise StepLimitReached()
+
+    def _note_param_precision(self) -> None:
+        for obj in list(_live_optimizers):
+            for group in obj.param_groups:
+                for p in group["params"]:
+                    if p.dtype in (torch.float16, torch.bfloat16):
+                        self.precisions.add(str(p.dtype).replace("torch.", ""))
+
+    # -- the record ------------------------------------------------------------
+    def finish(self, how: str) -> None:
+        if self.done:
+            return
+        self.done = True
+        record = {
+            "pid": os.getpid(),
+            "role": self.role,
+            "device": self.device,
+            "finished": how,
+            "steps": self.steps,
+            "precision": _precision(self.precisions),
+        }
+        try:
+            if self.role == "migrated" and "torch_xla" in sys.modules:
+                import torch_xla
+
+                torch_xla.sync()  # what the script does after a step; cached, no new graph
+                metrics = _xla_metrics()
+                start = self.compilations_after_warmup_start
+                metrics["recompilations"] = (
+                    metrics["compilations"] - start if start is not None and self.steps > self.warmup else 0
+                )
+                record.update(metrics)
+                record["ordinal"] = _xla_ordinal()
+            else:
+                record["ordinal"] = int(os.environ.get("RANK", "0") or 0)
+            record["losses"] = [_as_float(loss) for loss in self.losses]
+        except Exception as exc:  # never hide the user's own error behind ours
+            record.setdefault("losses", [])
+            record["error"] = f"could not read the recorded losses: {exc}"
+        path = os.path.join(self.record_dir, f"{self.role}-{os.getpid()}.json")
+        with open(path + ".tmp", "w") as handle:
+            json.dump(record, handle)
+        os.replace(path + ".tmp", path)
+        sys.stdout.flush()
+        sys.stderr.flush()
+
+
+def _as_float(tensor) -> float:
+    value = float(tensor.float().cpu())
+    return value if math.isfinite(value) else (str(value) if not math.isnan(value) else "nan")
+
+
+def _precision(seen: set[str]) -> str:
+    for name in ("float16", "bfloat16"):
+        if name in seen:
+            return name
+    return "float32"
+
+
+def _xla_metrics() -> dict:
+    import torch_xla.debug.metrics as met
+
+    compile_data = met.metric_data("CompileTime")
+    execute_data = met.metric_data("ExecuteTime")
+    # .item() shows up as aten::_local_scalar_dense: a host transfer, not a missing lowering.
+    fallbacks = {
+        name: met.counter_value(name)
+        for name in met.counter_names()
+        if name.startswith("aten::") and name != "aten::_local_scalar_dense"
+    }
+    return {
+        "compilations": compile_data[0] if compile_data else 0,
+        "executions": execute_data[0] if execute_data else 0,
+        "host_transfers": met.counter_value("aten::_local_scalar_dense") or 0,
+        "cpu_fallback_ops": fallbacks,
+    }
+
+
+def _xla_ordinal() -> int:
+    try:
+        import torch_xla.runtime as xr
+
+        return xr.global_ordinal()
+    except Exception:
+        return 0
+
+
+_live_optimizers: "set" = set()
+
+
+# -- random numbers drawn from the CPU generator in both runs ------------------------
+
+RANDOM_FACTORIES = {torch.randn, torch.rand, torch.randint, torch.randperm, torch.normal}
+LIKE_FACTORIES = {torch.randn_like: torch.randn, torch.rand_like: torch.rand}
+RANDOM_FILLS = {
+    torch.Tensor.normal_, torch.Tensor.uniform_, torch.Tensor.bernoulli_, torch.Tensor.random_,
+    torch.Tensor.exponential_, torch.Tensor.geometric_, torch.Tensor.log_normal_, torch.Tensor.cauchy_,
+}
+DROPOUTS = {F.dropout: 0, F.dropout1d: 2, F.dropout2d: 2, F.dropout3d: 2}
+
+
+def _is_cpu(device) -> bool:
+    return device is None or torch.device(device).type == "cpu"
+
+
+def _aligned(func, args, kwargs):
+    """The CPU-generator version of a random call, or NotImplemented to run it as is."""
+    if func in RANDOM_FACTORIES:
+        device = kwargs.get("device")
+        if _is_cpu(device):
+            return NotImplemented
+        return func(*args, **{**kwargs, "device": "cpu"}).to(device)
+    if func in LIKE_FACTORIES:
+        like = args[0]
+        device = kwargs.pop("device", like.device)
+        if _is_cpu(device):
+            return NotImplemented
+        dtype = kwargs.pop("dtype", like.dtype)
+        return LIKE_FACTORIES[func](like.shape, dtype=dtype, **kwargs).to(device)
+    if func in RANDOM_FILLS:
+        target = args[0]
+        if _is_cpu(target.device):
+            return NotImplemented
+        drawn = func(torch.empty(target.shape, dtype=target.dtype), *args[1:], **kwargs)
+        with torch.no_grad():
+            return target.copy_(drawn)
+    if func is torch.bernoulli and isinstance(args[0], torch.Tensor) and len(args) == 1 and not kwargs:
+        probs = args[0]
+        uniform = torch.rand(probs.shape, dtype=torch.float32).to(probs.device)
+        return (uniform < probs).to(probs.dtype)
+    if func in DROPOUTS:
+        return _dropout(func, *args, **kwargs)
+    return NotImplemented
+
+
+def _dropout(func, input, p=0.5, training=True, inplace=False):
+    if not training or p == 0:
+        return input
+    if p == 1:
+        return input.mul(0) if not inplace else input.mul_(0)
+    channel_wise = DROPOUTS[func]
+    shape = list(input.shape)
+    if channel_wise:
+        batched = input.dim() == channel_wise + 2 or (func is F.dropout1d and input.dim() == 3)
+        keep_dims = 2 if batched else 1
+        shape = shape[:keep_dims] + [1] * (len(shape) - keep_dims)
+    keep = torch.empty(shape, dtype=torch.float32).bernoulli_(1 - p)
+    mask = keep.to(device=input.device, dtype=input.dtype)
+    if inplace:
+        return input.mul_(mask).div_(1 - p)
+    return input * mask / (1 - p)
+
+
+# -- CUDA emulated on the CPU (reference run without a GPU) ------------------------------
+
+
+def _cpu_if_cuda(value):
+    """``value`` with a CUDA device (a name, a torch.device, a bare index) made the CPU."""
+    if isinstance(value, str) and value.startswith("cuda"):
+        return "cpu"
+    if isinstance(value, torch.device) and value.type == "cuda":
+        return torch.device("cpu")
+    if isinstance(value, int) and not isinstance(value, bool):
+        return "cpu"
+    return value
+
+
+def _decuda(func, args, kwargs):
+    """Arguments with CUDA devices replaced by the CPU, or None when there were none."""
+    changed = False
+    if "device" in kwargs and _cpu_if_cuda(kwargs["device"]) is not kwargs["device"]:
+        kwargs = {**kwargs, "device": _cpu_if_cuda(kwargs["device"])}
+        changed = True
+    if func is torch.Tensor.to and len(args) > 1 and isinstance(args[1], (str, torch.device, int)):
+        new = _cpu_if_cuda(args[1])
+        if new is not args[1]:
+            args = (args[0], new, *args[2:])
+            changed = True
+    return (args, kwargs) if changed else None
+
+
+class VerifyMode(TorchFunctionMode):
+    """Sees every torch call: aligns random numbers and, under the shim, maps CUDA to CPU."""
+
+    def __init__(self, align_rng: bool, emulate_cuda: bool) -> None:
+        super().__init__()
+        self.align_rng = align_rng
+        self.emulate_cuda = emulate_cuda
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if self.emulate_cuda:
+            fixed = _decuda(func, args, kwargs)
+            if fixed is not None:
+                args, kwargs = fixed
+        if self.align_rng:
+            result = _aligned(func, args, kwargs)
+            if result is not NotImplemented:
+                return result
+        return func(*args, **kwargs)
+
+
+def _enter_in_every_thread(mode: VerifyMode) -> None:
+    """Torch function modes are per thread: push ours in threads the script starts too."""
+    mode.__enter__()
+    original_run = threading.Thread.run
+
+    def run(self, *args, **kwargs):
+        with VerifyMode(mode.align_rng, mode.emulate_cuda):
+            return original_run(self, *args, **kwargs)
+
+    threading.Thread.run = run
+
+
+def _returning(value):
+    """A new function returning ``value`` (torch.compile refuses one function under two names)."""
+    return lambda *args, **kwargs: value
+
+
+def _for_user_code(real, emulated):
+    """``emulated`` for the script's own calls; torch's internals keep seeing no GPU."""
+
+    def query(*args, **kwargs):
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        if caller == "torch" or caller.startswith("torch."):
+            return real(*args, **kwargs)
+        return emulated
+
+    return query
+
+
+def _install_cuda_shim() -> None:
+    cuda = torch.cuda
+    torch.Tensor.cuda = lambda self, *args, **kwargs: self
+    torch.nn.Module.cuda = lambda self, *args, **kwargs: self
+    torch.Tensor.pin_memory = lambda self, *args, **kwargs: self
+    for name in ("set_device", "synchronize", "empty_cache", "ipc_collect", "init", "manual_seed",
+                 "manual_seed_all", "reset_peak_memory_stats", "reset_max_memory_allocated",
+                 "reset_accumulated_memory_stats"):
+        setattr(cuda, name, _returning(None))
+    for name in ("memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved"):
+        setattr(cuda, name, _returning(0))
+    cuda.is_available = _for_user_code(cuda.is_available, True)
+    cuda.device_count = _for_user_code(cuda.device_count, 1)
+    cuda.is_current_stream_capturing = _returning(False)
+    cuda.current_device = _returning(0)
+    cuda.is_bf16_supported = _returning(True)
+    cuda.get_device_name = _returning("cpu (cuda emulated)")
+    cuda.get_device_properties = _returning(
+        types.SimpleNamespace(name="cpu (cuda emulated)", total_memory=0, major=0, minor=0, multi_processor_count=1)
+    )
+    cuda.get_device_capability = _returning((0, 0))
+    cuda.mem_get_info = _returning((0, 0))
+    if hasattr(torch, "accelerator"):
+        accelerator = torch.accelerator
+        accelerator.is_available = _returning(True)
+        accelerator.current_accelerator = _returning(torch.device("cpu"))
+        accelerator.device_count = _returning(1)
+        accelerator.set_device_index = _returning(None)
+        accelerator.current_device_index = _returning(0)
+        accelerator.synchronize = _returning(None)
+
+    autocast_init = torch.amp.autocast_mode.autocast.__init__
+
+    def autocast(self, device_type="cuda", *args, **kwargs):
+        autocast_init(self, "cpu" if device_type == "cuda" else device_type, *args, **kwargs)
+
+    torch.amp.autocast_mode.autocast.__init__ = autocast
+    torch.cuda.amp.autocast.__init__ = lambda self, enabled=True, dtype=torch.float16, cache_enabled=True: autocast_init(
+        self, "cpu", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled
+    )
+
+    scaler_init = torch.amp.GradScaler.__init__
+
+    def grad_scaler(self, device="cuda", *args, **kwargs):
+        scaler_init(self, "cpu" if device == "cuda" else device, *args, **kwargs)
+
+    torch.amp.GradScaler.__init__ = grad_scaler
+    torch.cuda.amp.GradScaler.__init__ = lambda self, *args, **kwargs: scaler_init(self, "cpu", *args, **kwargs)
+
+    load = torch.load
+
+    def load_on_cpu(*args, map_location=None, **kwargs):
+        return load(*args, map_location=_cpu_if_cuda(map_location) if not callable(map_location) else "cpu", **kwargs)
+
+    torch.load = load_on_cpu
+
+    import torch.distributed as dist
+
+    init_process_group = dist.init_process_group
+
+    def gloo_instead_of_nccl(backend=None, *args, **kwargs):
+        if isinstance(backend, str) and "nccl" in backend:
+            backend = "gloo"
+        return init_process_group(backend, *args, **kwargs)
+
+    dist.init_process_group = gloo_instead_of_nccl
+
+
+# -- hooks -------------------------------------------------------------------------------
+
+
+def _install_hooks(recorder: Recorder) -> None:
+    backward = torch.autograd.backward
+
+    def recording_backward(tensors, *args, **kwargs):
+        recorder.on_backward(tensors)
+        return backward(tensors, *args, **kwargs)
+
+    torch.autograd.backward = recording_backward
+
+    def after_step(optimizer, args, kwargs):
+        _live_optimizers.add(optimizer)
+        recorder.on_step()
+
+    optim_impl.register_optimizer_step_post_hook(after_step)
+
+    scale = torch.amp.GradScaler.scale
+
+    def recording_scale(self, outputs):
+        scaled = scale(self, outputs)
+        if isinstance(outputs, torch.Tensor) and isinstance(scaled, torch.Tensor):
+            scaled._xla_migrate_unscaled = outputs
+        return scaled
+
+    torch.amp.GradScaler.scale = recording_scale
+
+    scaler_step = torch.amp.GradScaler.step
+
+    def counting_scaler_step(self, optimizer, *args, **kwargs):
+        # One step whether or not the scaler skips it (float16 overflow skips early steps).
+        recorder.in_scaler_step = True
+        try:
+            result = scaler_step(self, optimizer, *args, **kwargs)
+        finally:
+            recorder.in_scaler_step = False
+        _live_optimizers.add(optimizer)
+        recorder.on_step()
+        return result
+
+    torch.amp.GradScaler.step = counting_scaler_step
+
+    autocast_enter = torch.amp.autocast_mode.autocast.__enter__
+
+    def noting_autocast(self):
+        if getattr(self, "_enabled", False):
+            recorder.precisions.add(str(self.fast_dtype).replace("torch.", ""))
+        return autocast_enter(self)
+
+    torch.amp.autocast_mode.autocast.__enter__ = noting_autocast
+    atexit.register(recorder.finish, "exit")
+
+
+def _device_label(recorder: Recorder, emulate: bool) -> str:
+    if recorder.role == "migrated":
+        kind = os.environ.get("PJRT_DEVICE", "CPU")
+        return f"xla ({kind})"
+    if emulate:
+        return "cpu (cuda emulated)"
+    return f"cuda ({torch.cuda.get_device_name()})"
+
+
+def install() -> None:
+    config = json.loads(os.environ[ENV])
+    recorder = Recorder(config)
+    emulate = config["role"] == "reference" and not torch.cuda.is_available()
+    recorder.device = _device_label(recorder, emulate)
+    if emulate:
+        _install_cuda_shim()
+    _install_hooks(recorder)
+    if config.get("align_rng", True) or emulate:
+        _enter_in_every_thread(VerifyMode(config.get("align_rng", True), emulate))

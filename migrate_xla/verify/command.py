@@ -1,0 +1,60 @@
+"""``xla-migrate verify SCRIPT [-- ARGS...]``: the click command of the harness."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from migrate_xla.verify.compare import table
+from migrate_xla.verify.harness import Settings, VerifyError, record_reference, verify
+
+
+@click.command("verify")
+@click.argument("script", type=click.Path(path_type=Path))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@click.option("--migrated", type=click.Path(path_type=Path), help="Use this migrated script instead of migrating SCRIPT.")
+@click.option("--project", type=click.Path(path_type=Path, file_okay=False), help="Folder whose modules are migrated with SCRIPT (default: SCRIPT's folder).")
+@click.option("--steps", type=click.IntRange(min=1), default=10, show_default=True, help="Stop both runs after N optimizer steps.")
+@click.option("--timeout", type=click.FloatRange(min=1), default=900, show_default=True, help="Seconds each run may take.")
+@click.option("--device", help="PJRT_DEVICE of the migrated run (default: $PJRT_DEVICE, else CPU).")
+@click.option("--reference", "reference_trace", type=click.Path(path_type=Path, dir_okay=False), help="Compare against a trace saved by --save-reference instead of running the original.")
+@click.option("--save-reference", type=click.Path(path_type=Path, dir_okay=False), help="Run only the original and save its losses to this trace.")
+@click.option("--no-align-rng", is_flag=True, help="Let each run draw its own random numbers.")
+@click.option("--rtol", type=float, help="Relative tolerance (default by precision).")
+@click.option("--atol", type=float, help="Absolute tolerance (default by precision).")
+@click.option("--unsafe-fixes", is_flag=True, help="Migrate with unsafe fixes too.")
+@click.option("--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Write the result as JSON.")
+@click.option("--plot", "plot_path", type=click.Path(path_type=Path, dir_okay=False), help="Write both loss curves and their difference as a PNG.")
+def verify_command(script, args, migrated, project, steps, timeout, device, reference_trace, save_reference,
+                   no_align_rng, rtol, atol, unsafe_fixes, json_path, plot_path):
+    """Run SCRIPT and its migration, compare their training losses step by step.
+
+    Arguments after SCRIPT (use -- before options meant for the script) go to both
+    runs. Exit status: 0 match, 1 mismatch, 2 error.
+    """
+    settings = Settings(steps=steps, timeout=timeout, device=device, align_rng=not no_align_rng,
+                        rtol=rtol, atol=atol, unsafe_fixes=unsafe_fixes)
+    try:
+        if save_reference is not None:
+            run = record_reference(script, list(args), settings, save_reference)
+            if run.error:
+                click.echo(f"verify: the reference run failed: {run.error}\n{run.stderr_tail}", err=True)
+                sys.exit(2)
+            click.echo(f"saved {len(run.losses)} reference losses ({run.device}) to {save_reference}")
+            return
+        result = verify(script, list(args), settings, migrated=migrated, project=project,
+                        reference_trace=reference_trace)
+    except VerifyError as exc:
+        click.echo(f"verify: error: {exc}", err=True)
+        sys.exit(2)
+    click.echo(table(result), nl=False)
+    if json_path is not None:
+        json_path.write_text(result.to_json())
+    if plot_path is not None:
+        from migrate_xla.verify.plot import write_plot
+
+        write_plot(result, plot_path)
+        click.echo(f"plot: {plot_path}")
+    sys.exit(result.exit_code)

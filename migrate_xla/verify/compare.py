@@ -1,0 +1,196 @@
+"""Step-by-step comparison of two loss curves, the verdict, and how it is shown.
+
+Tolerances by precision (``|migrated - reference| <= atol + rtol * |reference|`` at
+every step), measured here with ``make bench`` (benchmarks/bench_verify.py) and the
+end-to-end tests on the bundled examples:
+- float32: rtol 1e-4, atol 1e-5. XLA fuses and reorders float32 arithmetic, so losses
+  drift from eager by rounding that grows over the steps; hand migrations measured
+  2e-7 relative after 16 steps, the CNN example up to about 1e-5, so 1e-4 leaves
+  room for longer runs while a wrong learning rate, a dropped step or a missing
+  zero_grad (relative differences of 1e-3 and more after a few steps) still fail.
+- bfloat16 / float16: rtol 5e-2, atol 1e-2. bfloat16 keeps 8 bits of mantissa (a
+  relative rounding step of 2**-8 = 0.4% per operation) and float16 AMP on the GPU
+  against bfloat16 on XLA differ by that much at every op, which a few dozen steps
+  accumulate to about 1-2% in the loss.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+
+TOLERANCES = {
+    "float32": (1e-4, 1e-5),
+    "bfloat16": (5e-2, 1e-2),
+    "float16": (5e-2, 1e-2),
+}
+
+
+def tolerance_for(*precisions: str) -> tuple[float, float]:
+    """The loosest tolerance among the precisions the two runs used."""
+    pairs = [TOLERANCES.get(p, TOLERANCES["float32"]) for p in precisions]
+    return max(r for r, _ in pairs), max(a for _, a in pairs)
+
+
+@dataclass
+class Run:
+    """One child run as the harness saw it (or a saved reference trace)."""
+
+    role: str
+    device: str = ""
+    losses: list[float] = field(default_factory=list)
+    precision: str = "float32"
+    error: str | None = None
+    stderr_tail: str = ""
+    returncode: int | None = None
+    wall_s: float = 0.0
+    compilations: int | None = None
+    recompilations: int | None = None
+    executions: int | None = None
+    cpu_fallback_ops: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class Result:
+    verdict: str  # "match", "mismatch" or "error"
+    reference: Run
+    migrated: Run
+    rtol: float
+    atol: float
+    steps_compared: int = 0
+    max_abs_diff: float = 0.0
+    max_rel_diff: float = 0.0
+    first_mismatch: int | None = None  # 1-based step
+    message: str = ""
+
+    @property
+    def exit_code(self) -> int:
+        return {"match": 0, "mismatch": 1}.get(self.verdict, 2)
+
+    def to_dict(self) -> dict:
+        def run(r: Run, xla: bool) -> dict:
+            out = {"device": r.device, "losses": r.losses}
+            if xla:
+                out.update(
+                    compilations=r.compilations,
+                    recompilations=r.recompilations,
+                    executions=r.executions,
+                    cpu_fallback_ops=r.cpu_fallback_ops,
+                )
+            if r.error:
+                out["error"] = r.error
+            return out
+
+        return {
+            "verdict": self.verdict,
+            "steps_compared": self.steps_compared,
+            "max_abs_diff": self.max_abs_diff,
+            "max_rel_diff": self.max_rel_diff,
+            "tolerance": {"rtol": self.rtol, "atol": self.atol},
+            "first_mismatch": self.first_mismatch,
+            "message": self.message,
+            "reference": run(self.reference, False),
+            "migrated": run(self.migrated, True),
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2)
+
+
+def compare(reference: Run, migrated: Run, rtol: float | None = None, atol: float | None = None) -> Result:
+    default_rtol, default_atol = tolerance_for(reference.precision, migrated.precision)
+    rtol = default_rtol if rtol is None else rtol
+    atol = default_atol if atol is None else atol
+    result = Result("error", reference, migrated, rtol, atol)
+    for run in (reference, migrated):
+        if run.error:
+            result.message = f"the {run.role} run failed: {run.error}"
+            return result
+        bad = next((i for i, v in enumerate(run.losses) if not _finite(v)), None)
+        if bad is not None:
+            result.message = f"the {run.role} run's loss is {run.losses[bad]} at step {bad + 1}"
+            return result
+    steps = min(len(reference.losses), len(migrated.losses))
+    result.steps_compared = steps
+    for i in range(steps):
+        ref, mig = reference.losses[i], migrated.losses[i]
+        diff = abs(mig - ref)
+        result.max_abs_diff = max(result.max_abs_diff, diff)
+        result.max_rel_diff = max(result.max_rel_diff, diff / abs(ref) if ref else (0.0 if diff == 0 else math.inf))
+        if result.first_mismatch is None and diff > atol + rtol * abs(ref):
+            result.first_mismatch = i + 1
+    if result.first_mismatch is not None:
+        result.verdict = "mismatch"
+        i = result.first_mismatch - 1
+        result.message = (
+            f"losses diverge at step {result.first_mismatch}: reference {reference.losses[i]:.6g}, "
+            f"migrated {migrated.losses[i]:.6g}"
+        )
+    elif len(reference.losses) != len(migrated.losses):
+        result.verdict = "mismatch"
+        result.message = (
+            f"the reference recorded {len(reference.losses)} losses, the migrated run "
+            f"{len(migrated.losses)}: the runs did not do the same number of backward passes"
+        )
+    else:
+        result.verdict = "match"
+        result.message = f"{steps} losses agree within rtol {rtol:g}, atol {atol:g}"
+    return result
+
+
+def _finite(value) -> bool:
+    return isinstance(value, (int, float)) and math.isfinite(value)
+
+
+def table(result: Result) -> str:
+    ref, mig = result.reference, result.migrated
+    lines = [
+        f"reference: {ref.device or '-'}    migrated: {mig.device or '-'}",
+        f"{'step':>4}  {'reference':>14}  {'migrated':>14}  {'abs diff':>9}  {'rel diff':>9}",
+    ]
+    for i in range(max(len(ref.losses), len(mig.losses))):
+        r = ref.losses[i] if i < len(ref.losses) else None
+        m = mig.losses[i] if i < len(mig.losses) else None
+        if _finite(r) and _finite(m):
+            diff = abs(m - r)
+            rel = diff / abs(r) if r else 0.0
+            mark = "  <- first divergence" if result.first_mismatch == i + 1 else ""
+            lines.append(f"{i + 1:>4}  {r:>14.7g}  {m:>14.7g}  {diff:>9.2e}  {rel:>9.2e}{mark}")
+        else:
+            lines.append(f"{i + 1:>4}  {_cell(r):>14}  {_cell(m):>14}")
+    lines.append("")
+    lines.append(f"verdict: {result.verdict}: {result.message}")
+    for run in (ref, mig):
+        if run.error and run.stderr_tail:
+            lines.append(f"--- {run.role} stderr (last lines) ---")
+            lines.append(run.stderr_tail.rstrip())
+    lines.extend(xla_findings(mig))
+    return "\n".join(lines) + "\n"
+
+
+def _cell(value) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.7g}" if isinstance(value, float) else str(value)
+
+
+def xla_findings(run: Run) -> list[str]:
+    if run.compilations is None or run.error:
+        return []
+    lines = [
+        f"XLA: {run.compilations} compilations, {run.recompilations} after warm-up, "
+        f"{run.executions} executions, {len(run.cpu_fallback_ops)} ops fell back to the CPU"
+    ]
+    if run.recompilations:
+        lines.append(
+            f"  recompilation: {run.recompilations} graphs compiled after the warm-up steps; shapes or "
+            "Python control flow change between steps (pad to fixed shapes, drop_last=True; see the "
+            "guide's \"Understanding Recompilations\")"
+        )
+    for op, count in sorted(run.cpu_fallback_ops.items()):
+        lines.append(
+            f"  CPU fallback: {op} ran {count} times on the CPU (no XLA lowering): replace the op or "
+            "move it out of the step"
+        )
+    return lines

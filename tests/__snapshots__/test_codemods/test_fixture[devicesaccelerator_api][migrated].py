@@ -1,0 +1,12 @@
+"""The device-generic torch.accelerator API (PyTorch 2.6+) used to pick the GPU."""
+
+import torch
+import torch_xla
+
+if bool(torch_xla.device_count()):
+    device = torch_xla.device()
+else:
+    device = torch.device("cpu")
+
+world = torch_xla.device_count()
+print(f"training on {device} with {world} devices")

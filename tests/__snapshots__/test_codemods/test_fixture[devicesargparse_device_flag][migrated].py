@@ -1,0 +1,18 @@
+"""An argparse `--device cuda` option whose value becomes the device."""
+
+import argparse
+
+import torch
+import torch.nn as nn
+import torch_xla
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--device", type=str, default="xla", help="device to train on")
+parser.add_argument('--eval-device', default='xla')
+parser.add_argument("--epochs", type=int, default=3)
+args = parser.parse_args()
+
+device = torch.device(args.device)
+model = nn.Linear(10, 2).to(device)
+x = torch.randn(4, 10, device=args.device)
+print(model(x).sum())

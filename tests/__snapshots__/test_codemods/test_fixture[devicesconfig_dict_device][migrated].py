@@ -1,0 +1,21 @@
+"""Device names kept in config dicts: subscript assignment, dict literals and dict()."""
+
+import torch
+import torch_xla
+
+DEFAULTS = {
+    "lr": 3e-4,
+    "device": "xla",  # overridden from the command line
+    "batch_size": 32,
+}
+
+cfg = dict(DEFAULTS)
+cfg["device"] = "xla"
+cfg["eval_device"] = "xla"
+cfg["name"] = "cuda-run"  # a run name, not a device
+
+config = {'train_device': 'xla', 'workers': 4}
+overrides = dict(device="xla", amp=True)
+
+model = torch.nn.Linear(8, 8).to(cfg["device"])
+batch = torch.ones(2, 8, device=config["train_device"])

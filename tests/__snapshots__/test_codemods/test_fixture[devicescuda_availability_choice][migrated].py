@@ -1,0 +1,15 @@
+"""The guide's own example: "cuda" if torch.cuda.is_available() else "cpu", in its common spellings."""
+
+import torch
+import torch_xla
+
+device = torch_xla.device()
+DEVICE = "xla"
+device_name: str = 'xla'
+backup_device = torch_xla.device()
+
+model = torch.nn.Linear(2, 2)
+model.to(device)
+data = torch.randn(8, 2)
+data = data.to(device)
+weights = torch.zeros(2, device=DEVICE)

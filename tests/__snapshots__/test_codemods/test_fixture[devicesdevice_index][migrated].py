@@ -1,0 +1,31 @@
+"""Per-process device indices: torch.device("cuda", local_rank), f"cuda:{rank}", type=/index= keywords."""
+
+import os
+
+import torch
+import torch_xla
+
+
+def setup(rank: int):
+    local_rank = int(os.environ.get("LOCAL_RANK", 0))
+    device = torch_xla.device()
+    other = torch_xla.device()
+    first = torch_xla.device()
+    return device, other, first
+
+
+def batch_on(rank, batch):
+    return batch.to("xla")
+
+
+def current():
+    return torch_xla.device()
+
+
+def formatted(args, rank):
+    # Older scripts format the index into the name.
+    device = torch_xla.device()
+    by_percent = torch_xla.device()
+    # TODO(xla-migrate): XLA899 `"cuda:"` names a CUDA device: use `"xla"` or `torch_xla.device()` instead; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
+    loc = "cuda:" + str(rank)
+    return device, by_percent, torch.load("ckpt.pt", map_location=loc)
