@@ -44,14 +44,17 @@ HINTS: tuple[tuple[tuple[str, ...], str], ...] = (
     ),
     (
         ("torch.backends.cudnn.", "torch.backends.cuda."),
-        f"configures an NVIDIA library XLA does not use: remove it; see {GUIDE}",
+        f"is a cuDNN / CUDA library setting XLA does not use: remove it; see {GUIDE}",
     ),
 )
 TENSOR_TYPE_HINT = (
-    "is a legacy CUDA tensor type: create the tensor with a dtype (`torch.empty(..., "
-    f"dtype=torch.float32)`) and move it with `.to(torch_xla.device())`; see {GUIDE}"
+    "is a legacy CUDA tensor type: create the tensor with its dtype (`torch.tensor(..., "
+    f"dtype=...)`) and move it with `.to(torch_xla.device())`; see {GUIDE}"
 )
-STRING_HINT = f"names a CUDA device: use `\"xla\"` or `torch_xla.device()` instead; see {GUIDE}"
+STRING_HINT = (
+    "names a CUDA device: on XLA use `torch_xla.device()` (or `\"xla\"`), and load checkpoints "
+    f"with `map_location=\"cpu\"`; see {GUIDE}"
+)
 DEFAULT_HINT = f"has no automatic XLA rewrite; see {GUIDE}"
 
 # Calls whose string arguments are messages, not devices: print("cuda"), logger.info("cuda").
@@ -105,7 +108,7 @@ class CudaReferenceLeft(Rule):
             self.suspects.add(id(self.ctx.statements[-1]))
 
     def visit_Name(self, node: cst.Name) -> None:
-        if node.value == "cuda" or (self.ctx.aliases.get(node.value) or "").startswith(CUDA_MODULES):
+        if node.value in ("cuda", "cudnn") or (self.ctx.aliases.get(node.value) or "").startswith(CUDA_MODULES):
             self._suspect()
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
@@ -165,8 +168,21 @@ class CudaReferenceLeft(Rule):
         if isinstance(node, (cst.SimpleString, cst.FormattedString)) and is_cuda_literal(node) and not message:
             return node
         message = is_message_call(node) or (message and isinstance(node, _MESSAGE_PARTS))
-        for child in node.children:
+        for child in _references_in(node):
             found = None if isinstance(child, _BLOCKS) else self._find(child, message)
             if found is not None:
                 return found
         return None
+
+
+def _references_in(node: cst.CSTNode):
+    """The children of ``node`` that can refer to something: not the ``sync`` of
+    ``torch_xla.sync``, a keyword, or the name a definition or parameter binds (those
+    could match an alias such as ``from torch.cuda import synchronize as sync``)."""
+    if isinstance(node, cst.Attribute):
+        return [node.value]
+    if isinstance(node, cst.Arg):
+        return [node.value]
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Param)):
+        return [child for child in node.children if child is not node.name]
+    return node.children

@@ -151,13 +151,17 @@ def dropped_condition(node: cst.CSTNode) -> str:
     if test is None:
         return ""
     text = code_of(test)
-    if re.fullmatch(r"[\w.]*cuda\.is_available\(\)", text):
+    if re.fullmatch(r"(not\s+)?[\w.]*(cuda|accelerator)\.is_available\(\)", text):
         return ""
     return f"; the choice on `{text}` was dropped: the migrated script always uses the XLA device"
 
 
 def xla_string(like: cst.CSTNode) -> cst.SimpleString:
-    """The string ``"xla"``, quoted the way ``like`` was."""
+    """The string ``"xla"``, quoted the way ``like`` (or the template it formats) was."""
+    if isinstance(like, cst.Call) and isinstance(like.func, cst.Attribute):
+        like = like.func.value  # 'cuda:{}'.format(rank)
+    elif isinstance(like, cst.BinaryOperation):
+        like = like.left  # 'cuda:%d' % rank
     quote = "'" if isinstance(like, cst.SimpleString) and like.quote == "'" else '"'
     return cst.SimpleString(f"{quote}xla{quote}")
 

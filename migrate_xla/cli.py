@@ -7,16 +7,15 @@ error, or a file that could not be read or parsed.
 
 from __future__ import annotations
 
-import io
+import os
 import sys
-import tokenize
 from pathlib import Path
 
 import click
 
 from migrate_xla import registry, report
 from migrate_xla.engine import FileResult, MigrationError, Options, migrate_code, migrate_files, options_for
-from migrate_xla.sources import Found, Source, SourceError, find_sources, write_back, write_copy
+from migrate_xla.sources import Found, Source, SourceError, decode, find_sources, write_back, write_copy
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -81,9 +80,9 @@ def migrate(paths, diff, check, output, target, select, ignore, unsafe_fixes, jo
     if missing:
         raise click.UsageError(f"no such file or directory: {', '.join(missing)}")
 
-    files = [f for f in find_sources(list(paths)) if not (output and _inside(f.path, output))]
+    files = list(find_sources(list(paths)))
     if output:
-        _refuse_output_collisions(files, output)
+        files = _outside_output(files, output)
     results = []
     stream = migrate_files(files, options, jobs)
     show_progress = len(files) > 1 and sys.stderr.isatty() and fmt == "text"
@@ -119,21 +118,35 @@ def _inside(path: Path, folder: Path) -> bool:
 
 
 def _output_path(found: Found, output: Path) -> Path:
-    """Where ``-o DIR`` puts the copy of ``found``: its path under its argument, under DIR."""
-    return output / found.path.resolve().relative_to(found.root.resolve())
+    """Where ``-o DIR`` puts the copy of ``found``: its path under its argument, under DIR.
+
+    Paths are made absolute without following links: a link named explicitly may
+    point anywhere, and its copy still goes next to where the link is.
+    """
+    return output / Path(os.path.abspath(found.path)).relative_to(os.path.abspath(found.root))
 
 
-def _refuse_output_collisions(files: list[Found], output: Path) -> None:
-    """Two inputs that would land on one output file (``-o out a/ b/``, both with x.py)."""
+def _outside_output(files: list[Found], output: Path) -> list[Found]:
+    """The inputs for ``-o DIR``: not DIR's own files, and none that a copy would overwrite.
+
+    A folder argument that holds DIR is not walked into DIR (its files are earlier
+    copies). Two inputs landing on one output file (``-o out a/ b/``, both with x.py),
+    or an output file that is an input, is a usage error before anything is written.
+    """
+    files = [f for f in files if _inside(f.root, output) or not _inside(f.path, output)]
+    inputs = {f.path.resolve(): f.path for f in files}
     claimed: dict[Path, Path] = {}
     for found in files:
         target = _output_path(found, output)
-        if target in claimed:
+        key = target.resolve()
+        if key in inputs:
+            raise click.UsageError(f"--output would overwrite the input {inputs[key]}; choose another folder")
+        if key in claimed:
             raise click.UsageError(
-                f"{claimed[target]} and {found.path} would both be written to {target}; "
-                "pass their common folder instead"
+                f"{claimed[key]} and {found.path} would both be written to {target}; pass their common folder instead"
             )
-        claimed[target] = found.path
+        claimed[key] = found.path
+    return files
 
 
 def _write(result: FileResult, mode: str, output: Path | None) -> None:
@@ -188,10 +201,9 @@ def _migrate_stdin(options: Options, mode: str, fmt: str, stats: bool) -> int:
     data = sys.stdin.buffer.read()
     result = FileResult(path="-")
     try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        text = data.decode(encoding)
-    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
-        result.error = f"cannot decode stdin: {exc}"
+        text, encoding = decode(data)
+    except SourceError as exc:
+        result.error = str(exc)
     else:
         result.source = Source(Path("-"), text, encoding, 0o644, 0)
         try:

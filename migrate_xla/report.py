@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import io
 import json
 from collections import Counter
 from dataclasses import dataclass, field
@@ -99,15 +100,21 @@ def closing_line(summary: Summary, mode: str) -> str:
 
 
 def unified_diff(result: FileResult) -> str:
+    """A diff ``patch -p1`` and ``git apply`` accept, also for a file without a final newline."""
     assert result.source is not None and result.new_text is not None
-    return "".join(
-        difflib.unified_diff(
-            result.source.text.splitlines(keepends=True),
-            result.new_text.splitlines(keepends=True),
-            fromfile=f"a/{result.path}",
-            tofile=f"b/{result.path}",
-        )
-    )
+    out = []
+    for line in difflib.unified_diff(
+        _lines(result.source.text), _lines(result.new_text), fromfile=f"a/{result.path}", tofile=f"b/{result.path}"
+    ):
+        out.append(line)
+        if not line.endswith(("\n", "\r")):
+            out.append("\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def _lines(text: str) -> list[str]:
+    """Lines as Python sees them: split at \\n, \\r\\n and \\r only (not at form feeds), ends kept."""
+    return io.StringIO(text, newline="").readlines()
 
 
 def json_report(results: Sequence[FileResult], summary: Summary, stats: bool) -> str:

@@ -8,6 +8,7 @@ folder and ``os.replace``, so an interrupted run never leaves half a file.
 
 from __future__ import annotations
 
+import codecs
 import fnmatch
 import io
 import os
@@ -50,6 +51,8 @@ class Source:
 
 
 def read_source(path: Path) -> Source:
+    if path.suffix == ".ipynb":  # its JSON parses as Python, so it would pass silently as "nothing to change"
+        raise SourceError("notebooks (.ipynb) are not supported yet; export the notebook to a .py script first")
     try:
         st = path.stat()
         data = path.read_bytes()
@@ -59,16 +62,34 @@ def read_source(path: Path) -> Source:
         raise SourceError("is a directory") from None
     except OSError as exc:
         raise SourceError(f"cannot read: {exc.strerror or exc}") from None
+    text, encoding = decode(data)
+    return Source(path, text, encoding, stat.S_IMODE(st.st_mode), st.st_mtime_ns)
+
+
+def decode(data: bytes) -> tuple[str, str]:
+    """Source bytes to (text, encoding), honouring a BOM or a coding cookie; newlines kept."""
+    encoding = _detect_encoding(data)
     try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError as exc:
-        raise SourceError(f"bad coding cookie: {exc.msg}") from None
-    try:
-        text = data.decode(encoding)
+        return data.decode(encoding), encoding
     except (UnicodeDecodeError, LookupError) as exc:
         hint = "" if encoding != "utf-8" else " (declare it with a PEP 263 coding comment)"
         raise SourceError(f"cannot decode as {encoding}: {exc.reason if hasattr(exc, 'reason') else exc}{hint}") from None
-    return Source(path, text, encoding, stat.S_IMODE(st.st_mode), st.st_mtime_ns)
+
+
+# PEP 263: a coding comment on one of the first two lines.
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=]")
+
+
+def _detect_encoding(data: bytes) -> str:
+    """The encoding a BOM or a coding cookie declares, else UTF-8 (PEP 263)."""
+    try:
+        return tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+    except SyntaxError as exc:
+        # tokenize also says "invalid or missing encoding declaration" for plain
+        # non-UTF-8 bytes on the first lines; without a cookie, decoding says what is wrong.
+        if any(_COOKIE.match(line) for line in data.removeprefix(codecs.BOM_UTF8).splitlines()[:2]):
+            raise SourceError(f"bad coding cookie: {exc.msg}") from None
+        return "utf-8"
 
 
 def write_atomic(path: Path, data: bytes, mode: int) -> None:

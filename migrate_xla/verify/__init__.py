@@ -19,17 +19,20 @@ def assert_loss_parity(
     *args: str,
     steps: int = 10,
     migrated: str | Path | None = None,
+    reference_trace: str | Path | None = None,
     max_recompilations: int | None = 0,
     **settings,
 ) -> Result:
     """For test suites: migrate and verify ``script``; fail with the loss table unless it matches.
 
     ``max_recompilations`` (default 0) also fails when XLA compiled new graphs after the
-    warm-up steps; pass None to ignore recompilations.
+    warm-up steps; pass None to ignore recompilations. Other keywords are ``Settings``
+    fields (``timeout``, ``rtol``, ``align_rng``, ...).
     """
     result = verify(
         Path(script), list(args), Settings(steps=steps, **settings),
         migrated=Path(migrated) if migrated is not None else None,
+        reference_trace=Path(reference_trace) if reference_trace is not None else None,
     )
     if result.verdict != "match":
         raise AssertionError(f"loss parity failed for {script}\n{table(result)}")

@@ -5,16 +5,16 @@ import argparse
 import torch
 
 parser = argparse.ArgumentParser()
-# TODO(xla-migrate): XLA899 `"cuda"` names a CUDA device: use `"xla"` or `torch_xla.device()` instead; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
+# TODO(xla-migrate): XLA899 `"cuda"` names a CUDA device: on XLA use `torch_xla.device()` (or `"xla"`), and load checkpoints with `map_location="cpu"`; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
 parser.add_argument("--device", choices=["cuda", "cpu"], help="where to train")
 args = parser.parse_args()
 
-# TODO(xla-migrate): XLA899 `"cuda"` names a CUDA device: use `"xla"` or `torch_xla.device()` instead; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
+# TODO(xla-migrate): XLA899 `"cuda"` names a CUDA device: on XLA use `torch_xla.device()` (or `"xla"`), and load checkpoints with `map_location="cpu"`; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
 if args.device in ("cuda", "cuda:0"):
     print("cuda", "selected")  # a message, not a device
-# TODO(xla-migrate): XLA899 `"cuda"` names a CUDA device: use `"xla"` or `torch_xla.device()` instead; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
+# TODO(xla-migrate): XLA899 `"cuda"` names a CUDA device: on XLA use `torch_xla.device()` (or `"xla"`), and load checkpoints with `map_location="cpu"`; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
 torch.set_default_device("cuda")
-# TODO(xla-migrate): XLA899 `"cuda"` names a CUDA device: use `"xla"` or `torch_xla.device()` instead; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
+# TODO(xla-migrate): XLA899 `"cuda"` names a CUDA device: on XLA use `torch_xla.device()` (or `"xla"`), and load checkpoints with `map_location="cpu"`; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
 print(torch.ones(2).to(describe("cuda")))
 
 
@@ -25,5 +25,7 @@ def describe(name):
 # TODO(xla-migrate): XLA899 `torch.cuda.device` selects a CUDA device: each XLA process owns one device, `torch_xla.device()`; remove it; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
 with torch.cuda.device(0):
     x = torch.zeros(3)
+# TODO(xla-migrate): XLA899 `torch.backends.cudnn.enabled` is a cuDNN / CUDA library setting XLA does not use: remove it; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
 if torch.backends.cudnn.enabled:
+    # TODO(xla-migrate): XLA899 `torch.backends.cudnn.version` is a cuDNN / CUDA library setting XLA does not use: remove it; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
     print("cuDNN version", torch.backends.cudnn.version())

@@ -1,10 +1,10 @@
-"""Device checks that already look for XLA or the CPU."""
+"""Device checks that already look for XLA or the CPU, and "cuda"-like names that are no device."""
 
 import torch
 
 
 def describe(t: torch.Tensor, device: torch.device) -> str:
-    if t.is_xla:
+    if t.is_xla:  # was t.is_cuda before the migration
         return "xla tensor"
     if device.type == "xla":
         return "xla device"
@@ -13,3 +13,9 @@ def describe(t: torch.Tensor, device: torch.device) -> str:
     if "xla" in str(device):
         return "xla by name"
     return device.type
+
+
+def compile_model(model, backend: str):
+    if backend == "cudagraphs":  # a torch.compile backend name, not a device
+        return model
+    return torch.compile(model, backend=backend)

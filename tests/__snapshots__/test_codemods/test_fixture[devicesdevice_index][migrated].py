@@ -26,6 +26,6 @@ def formatted(args, rank):
     # Older scripts format the index into the name.
     device = torch_xla.device()
     by_percent = torch_xla.device()
-    # TODO(xla-migrate): XLA899 `"cuda:"` names a CUDA device: use `"xla"` or `torch_xla.device()` instead; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
+    # TODO(xla-migrate): XLA899 `"cuda:"` names a CUDA device: on XLA use `torch_xla.device()` (or `"xla"`), and load checkpoints with `map_location="cpu"`; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
     loc = "cuda:" + str(rank)
     return device, by_percent, torch.load("ckpt.pt", map_location=loc)

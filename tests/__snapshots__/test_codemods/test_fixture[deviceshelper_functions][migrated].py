@@ -39,5 +39,5 @@ def pick_device(prefer_gpu=True):
 
 
 def backend_name():
-    # TODO(xla-migrate): XLA899 `"cuda"` names a CUDA device: use `"xla"` or `torch_xla.device()` instead; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
+    # TODO(xla-migrate): XLA899 `"cuda"` names a CUDA device: on XLA use `torch_xla.device()` (or `"xla"`), and load checkpoints with `map_location="cpu"`; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
     return "cuda"  # not a helper that names a device: flagged for a person

@@ -38,7 +38,7 @@ def main():
         if args.gpu is None:
             checkpoint = torch.load(args.resume, map_location="cpu")
         else:
-            # TODO(xla-migrate): XLA899 `"cuda:{}"` names a CUDA device: use `"xla"` or `torch_xla.device()` instead; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
+            # TODO(xla-migrate): XLA899 `"cuda:{}"` names a CUDA device: on XLA use `torch_xla.device()` (or `"xla"`), and load checkpoints with `map_location="cpu"`; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
             loc = "cuda:{}".format(args.gpu)
             checkpoint = torch.load(args.resume, map_location=loc)
         model.load_state_dict(checkpoint["state_dict"])

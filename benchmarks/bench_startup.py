@@ -1,0 +1,313 @@
+"""Latency: `xla-migrate --check FILE` on one ~300-line GPU training script.
+
+This is what a pre-commit hook pays on every commit that touches one file, so it is
+mostly interpreter start-up and imports. The baseline is the least a LibCST tool with
+a click CLI could do on the same file:
+
+    python -c "import libcst, click; libcst.parse_module(open(F).read())"
+
+Both commands run RUNS times, alternating (after one warm-up each, so that .pyc files
+and the page cache are warm on both sides); the medians are compared. Target:
+xla-migrate / baseline <= 1.5.
+
+It also checks that the rewriter never imports torch (design.md: the hook must start
+fast and install light): the check runs in-process through click, then
+``'torch' not in sys.modules`` must hold.
+
+    .venv/bin/python benchmarks/bench_startup.py
+    .venv/bin/python benchmarks/bench_startup.py --runs 15 --keep   # keep the generated file
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE = REPO / "fixtures" / "examples" / "mnist_cnn.py"
+TARGET = 1.5
+
+# Appended to the MNIST example (before its `if __name__ == "__main__":`) to make a
+# realistic ~300-line GPU script: mixed precision, checkpoints, benchmarking, memory
+# statistics, distributed set-up, with triggers for most rules.
+MORE = '''
+
+def make_loader(dataset, batch_size, workers=2):
+    return DataLoader(dataset, batch_size=batch_size, shuffle=True, num_workers=workers, pin_memory=True)
+
+
+def describe_device():
+    if not torch.cuda.is_available():
+        print("running on the CPU")
+        return
+    print(f"GPUs: {torch.cuda.device_count()}, current: {torch.cuda.current_device()}")
+    print(f"name: {torch.cuda.get_device_name(0)}")
+    props = torch.cuda.get_device_properties(0)
+    print(f"memory: {props.total_memory / 2**30:.1f} GiB, capability {props.major}.{props.minor}")
+
+
+def setup(seed, deterministic=False):
+    torch.manual_seed(seed)
+    torch.cuda.manual_seed_all(seed)
+    torch.backends.cudnn.deterministic = deterministic
+    torch.backends.cudnn.benchmark = not deterministic
+    torch.backends.cuda.matmul.allow_tf32 = True
+
+
+def train_amp(model, loader, optimizer, epochs=1, log_every=10):
+    scaler = torch.cuda.amp.GradScaler()
+    model.cuda()
+    model.train()
+    for epoch in range(epochs):
+        for step, (data, target) in enumerate(loader):
+            data = data.cuda(non_blocking=True)
+            target = target.cuda(non_blocking=True)
+            optimizer.zero_grad(set_to_none=True)
+            with torch.cuda.amp.autocast():
+                output = model(data)
+                loss = F.nll_loss(output, target)
+            scaler.scale(loss).backward()
+            scaler.unscale_(optimizer)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            scaler.step(optimizer)
+            scaler.update()
+            if step % log_every == 0:
+                print(f"epoch {epoch} step {step} loss {loss.item():.4f}")
+    return model
+
+
+@torch.no_grad()
+def evaluate(model, loader, device="cuda"):
+    model.eval()
+    correct = total = 0
+    for data, target in loader:
+        data, target = data.to(device), target.to(device)
+        pred = model(data).argmax(dim=1)
+        correct += (pred == target).sum().item()
+        total += target.numel()
+    return correct / max(1, total)
+
+
+def benchmark(model, batch_size=64, steps=20):
+    x = torch.randn(batch_size, 1, 28, 28, device="cuda")
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(steps):
+        model(x)
+    end.record()
+    torch.cuda.synchronize()
+    elapsed = start.elapsed_time(end) / steps
+    peak = torch.cuda.max_memory_allocated() / 2**20
+    print(f"{elapsed:.2f} ms/step, peak memory {peak:.0f} MiB")
+    torch.cuda.empty_cache()
+    return elapsed
+
+
+def save_checkpoint(path, model, optimizer, epoch):
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch}, path)
+
+
+def load_checkpoint(path, model, optimizer=None, device=torch.device("cuda:0")):
+    state = torch.load(path, map_location=device)
+    model.load_state_dict(state["model"])
+    if optimizer is not None:
+        optimizer.load_state_dict(state["optimizer"])
+    return state.get("epoch", 0)
+
+
+def init_distributed(rank, world_size, backend="nccl"):
+    import torch.distributed as dist
+
+    os.environ.setdefault("MASTER_ADDR", "localhost")
+    os.environ.setdefault("MASTER_PORT", "12355")
+    dist.init_process_group(backend, rank=rank, world_size=world_size)
+    torch.cuda.set_device(rank)
+    return torch.device(f"cuda:{rank}")
+
+
+def to_device(batch, device):
+    if isinstance(batch, dict):
+        return {k: v.to(device, non_blocking=True) for k, v in batch.items()}
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(v, device) for v in batch)
+    return batch.to(device, non_blocking=True) if batch.is_cuda is False else batch
+
+
+CONFIG = {
+    "device": "cuda",
+    "batch_size": 64,
+    "loader": {"num_workers": 4, "pin_memory": True, "persistent_workers": True},
+    "amp": True,
+    "grad_clip": 1.0,
+}
+
+
+class Trainer:
+    def __init__(self, model, optimizer, config=CONFIG):
+        self.config = config
+        self.device = torch.device(config["device"])
+        self.model = model.to(self.device)
+        self.optimizer = optimizer
+        self.scaler = torch.cuda.amp.GradScaler(enabled=config["amp"])
+        self.step_count = 0
+
+    def step(self, data, target):
+        data, target = data.to(self.device), target.to(self.device)
+        self.optimizer.zero_grad()
+        with torch.autocast(device_type="cuda", dtype=torch.float16, enabled=self.config["amp"]):
+            loss = F.nll_loss(self.model(data), target)
+        self.scaler.scale(loss).backward()
+        self.scaler.unscale_(self.optimizer)
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config["grad_clip"])
+        self.scaler.step(self.optimizer)
+        self.scaler.update()
+        self.step_count += 1
+        return loss.detach()
+
+    def fit(self, loader, epochs=1):
+        losses = []
+        for _ in range(epochs):
+            for data, target in loader:
+                losses.append(self.step(data, target).item())
+        if self.device.type == "cuda":
+            torch.cuda.synchronize()
+        return losses
+
+    def memory_report(self):
+        if torch.cuda.is_available():
+            print(torch.cuda.memory_summary(abbreviated=True))
+            free, total = torch.cuda.mem_get_info()
+            print(f"free {free / 2**30:.1f} of {total / 2**30:.1f} GiB")
+
+    def state_dict(self):
+        return {
+            "model": self.model.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "scaler": self.scaler.state_dict(),
+            "step": self.step_count,
+        }
+
+
+def fine_tune(args):
+    setup(args.seed)
+    describe_device()
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = Net().to(device)
+    optimizer = optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    loader = make_loader(synthetic_mnist(256, 2), batch_size=32)
+    if args.save_model:
+        save_checkpoint("start.pt", model, optimizer, 0)
+        load_checkpoint("start.pt", model, optimizer)
+    train_amp(model, loader, optimizer)
+    trainer = Trainer(model, optimizer)
+    trainer.fit(loader)
+    trainer.memory_report()
+    print(f"accuracy {evaluate(model, loader):.3f}")
+    benchmark(model)
+'''
+
+
+def make_script(folder: Path) -> Path:
+    text = EXAMPLE.read_text(encoding="utf-8")
+    head, sep, tail = text.rpartition('\n\nif __name__ == "__main__":')
+    if not sep:
+        head, tail = text, ""
+    head = head.replace("import argparse\n", "import argparse\nimport os\n", 1)
+    script = folder / "train_gpu.py"
+    script.write_text(head + MORE + sep + tail, encoding="utf-8")
+    return script
+
+
+def median_wall(cmd: list[str], runs: list[float]) -> None:
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    runs.append(time.perf_counter() - start)
+    if proc.returncode not in (0, 1):
+        sys.exit(f"{' '.join(cmd)} failed (exit {proc.returncode}):\n{proc.stderr.decode(errors='replace')[-2000:]}")
+
+
+# Runs the check in-process (as the console script would) and says whether torch was imported.
+NO_TORCH = r"""
+import sys
+from migrate_xla.cli import main
+try:
+    main(["--check", sys.argv[1]], standalone_mode=False)
+except SystemExit:
+    pass
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("torch", "torch_xla", "numpy"))
+print("heavy modules imported:", heavy or "none")
+sys.exit(1 if "torch" in sys.modules else 0)
+"""
+
+
+def import_profile(script: Path, top: int = 8) -> list[str]:
+    """The slowest top-level imports of the CLI (python -X importtime), cumulative microseconds."""
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "migrate_xla", "--check", str(script)],
+        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    rows = []
+    for line in proc.stderr.splitlines():
+        match = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)", line)
+        if match and len(match.group(3)) <= 1:  # top-level imports only
+            rows.append((int(match.group(2)), match.group(4)))
+    total = sum(us for us, _ in rows)
+    out = [f"{us / 1000:7.1f} ms  {name}" for us, name in sorted(rows, reverse=True)[:top]]
+    return [f"total top-level imports: {total / 1000:.1f} ms", *out]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=7, help="runs of each command (median counts)")
+    parser.add_argument("--keep", action="store_true", help="keep the generated script and print its path")
+    args = parser.parse_args()
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench-startup-"))
+    script = make_script(tmp)
+    lines = script.read_text(encoding="utf-8").count("\n")
+    cli = [sys.executable, "-m", "migrate_xla", "--check", str(script)]
+    baseline = [sys.executable, "-c", f"import libcst, click; libcst.parse_module(open({str(script)!r}).read())"]
+
+    cli_runs: list[float] = []
+    base_runs: list[float] = []
+    median_wall(cli, [])  # warm-up: .pyc files, page cache
+    median_wall(baseline, [])
+    for _ in range(args.runs):
+        median_wall(baseline, base_runs)
+        median_wall(cli, cli_runs)
+
+    findings = subprocess.run(cli, cwd=REPO, capture_output=True, text=True).stdout.count(": XLA")
+    no_torch = subprocess.run(
+        [sys.executable, "-c", NO_TORCH, str(script)], cwd=REPO, capture_output=True, text=True
+    )
+
+    cli_median, base_median = statistics.median(cli_runs), statistics.median(base_runs)
+    print(f"file:        {script if args.keep else script.name} ({lines} lines, {findings} findings)")
+    print(f"baseline:    {base_median * 1000:6.0f} ms median of {args.runs}  (python -c 'import libcst, click; parse_module')"
+          f"  runs: {', '.join(f'{t * 1000:.0f}' for t in base_runs)}")
+    print(f"xla-migrate: {cli_median * 1000:6.0f} ms median of {args.runs}  (python -m migrate_xla --check FILE)"
+          f"  runs: {', '.join(f'{t * 1000:.0f}' for t in cli_runs)}")
+    print(f"no torch:    {'OK' if no_torch.returncode == 0 else 'FAILED'}: {no_torch.stdout.strip() or no_torch.stderr.strip()[-500:]}")
+    print("CLI imports (python -X importtime):")
+    for line in import_profile(script):
+        print(f"  {line}")
+    ratio = cli_median / base_median
+    print(f"ratio xla-migrate / baseline: {ratio:.2f}  (target <= {TARGET}: {'OK' if ratio <= TARGET else 'MISSED'})")
+    if not args.keep:
+        script.unlink()
+        tmp.rmdir()
+    return 0 if no_torch.returncode == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

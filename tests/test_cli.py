@@ -1,0 +1,767 @@
+"""The command line as a user meets it: options, exit codes, output streams, bad input.
+
+Most tests run the CLI in-process (the ``cli`` fixture); a few run the real console
+entry point in a subprocess, where stream separation, stdin and the process pool matter.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from migrate_xla import cli as cli_module
+from migrate_xla import registry
+
+FIXABLE = 'import torch\ndevice = torch.device("cuda")\nx = torch.ones(2).cuda()\n'
+CLEAN = "x = 1\n"
+UNFIXABLE = "import torch\ns = torch.cuda.Stream()\n"  # XLA899, error level: a TODO comment, no fix
+TODO = "# TODO(xla-migrate): XLA899"
+FINDING = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<code>XLA\d{3}) (?P<message>.+)$")
+
+
+def write(path: Path, text: str | bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.encode() if isinstance(text, str) else text)
+    return path
+
+
+def is_migrated(text: str) -> bool:
+    """What a user checks first: the CUDA device is gone, the XLA one is there, it still compiles."""
+    compile(text, "<migrated>", "exec")
+    return "cuda" not in text and "torch_xla.device()" in text and "import torch_xla" in text
+
+
+def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file under ``root``: bytes and mode (to assert that nothing was touched)."""
+    return {
+        p.relative_to(root).as_posix(): (p.read_bytes(), stat.S_IMODE(p.lstat().st_mode))
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.is_symlink() and ".git" not in p.parts
+    }
+
+
+def run(*args: str, cwd: Path, input: bytes | None = None) -> subprocess.CompletedProcess:
+    """The real console entry point, as a shell or pre-commit runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "migrate_xla", *args], cwd=cwd, input=input, capture_output=True, timeout=120
+    )
+
+
+# -- in place (the default) ------------------------------------------------------------
+
+
+def test_in_place_rewrites_then_a_second_run_changes_nothing(tmp_path):
+    path = write(tmp_path / "train.py", FIXABLE)
+    first = run("train.py", cwd=tmp_path)
+    assert first.returncode == 1, first.stderr
+    migrated = path.read_bytes()
+    assert is_migrated(migrated.decode())
+    assert first.stdout == b""  # everything was fixed: no finding left to print
+    assert b"1 of 1 file migrated" in first.stderr
+
+    second = run("train.py", cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert path.read_bytes() == migrated
+    assert second.stdout == b"" and second.stderr == b""
+
+
+def test_clean_file_exits_0_and_is_not_touched(tmp_path, cli):
+    path = write(tmp_path / "clean.py", CLEAN)
+    before = path.stat().st_mtime_ns
+    result = cli(str(path))
+    assert result.exit_code == 0
+    assert result.stdout == ""
+    assert path.read_text() == CLEAN and path.stat().st_mtime_ns == before
+
+
+def test_unfixable_finding_gets_one_todo_and_keeps_exit_1(tmp_path, cli):
+    path = write(tmp_path / "streams.py", UNFIXABLE)
+    first = cli(str(path))
+    assert first.exit_code == 1
+    flagged = path.read_text()
+    assert flagged.count(TODO) == 1
+    assert "XLA899" in first.stdout  # an error-level finding left for a person is printed
+    second = cli(str(path))
+    assert second.exit_code == 1  # it still needs a person
+    assert path.read_text() == flagged  # no second comment
+    assert [FINDING.match(line)["code"] for line in second.stdout.splitlines()] == ["XLA899"]
+
+
+def test_file_mode_is_kept_after_rewrite(tmp_path, cli):
+    path = write(tmp_path / "train.py", FIXABLE)
+    path.chmod(0o755)
+    assert cli(str(path)).exit_code == 1
+    assert is_migrated(path.read_text())
+    assert stat.S_IMODE(path.stat().st_mode) == 0o755
+
+
+def test_remaining_findings_point_at_the_written_file(tmp_path, cli):
+    # engine bug (reported): positions are those of the original text, so after a
+    # rewrite that added imports above, path:line points at the wrong line
+    path = write(tmp_path / "train.py", 'import torch\ndevice = torch.device("cuda")\ns = torch.cuda.Stream()\n')
+    result = cli(str(path))
+    assert result.exit_code == 1
+    (finding,) = [FINDING.match(line) for line in result.stdout.splitlines()]
+    written = path.read_text().splitlines()
+    assert "torch.cuda.Stream" in written[int(finding["line"]) - 1]  # the statement or its TODO comment
+
+
+# -- --diff and --check ---------------------------------------------------------------
+
+
+def test_diff_prints_a_unified_diff_and_writes_nothing(tmp_path):
+    write(tmp_path / "train.py", FIXABLE)
+    write(tmp_path / "clean.py", CLEAN)
+    before = snapshot(tmp_path)
+    result = run("--diff", ".", cwd=tmp_path)
+    assert result.returncode == 1
+    diff = result.stdout.decode()
+    assert diff.startswith("--- a/train.py\n+++ b/train.py\n@@ ")
+    assert '-device = torch.device("cuda")\n' in diff and "+import torch_xla\n" in diff
+    assert "clean.py" not in diff
+    assert "XLA101" in result.stderr.decode()  # findings go to stderr: stdout is a clean patch
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    "text",
+    [FIXABLE.rstrip("\n"), FIXABLE.replace("\n", "\r\n"), "import torch\n\x0c\n" + FIXABLE.split("\n", 1)[1]],
+    ids=["no-final-newline", "crlf", "form-feed"],
+)
+def test_diff_is_a_valid_patch(tmp_path, cli, monkeypatch, text):
+    if shutil.which("patch") is None:
+        pytest.skip("no patch(1) here")
+    for folder in ("patched", "rewritten"):
+        write(tmp_path / folder / "a.py", text)
+        write(tmp_path / folder / "b.py", FIXABLE)  # a second diff after the first: headers must not run together
+    monkeypatch.chdir(tmp_path / "patched")
+    result = cli("--diff", ".")
+    assert result.exit_code == 1
+    subprocess.run(["patch", "-p1", "-s", "--binary"], input=result.stdout_bytes, check=True)
+    assert cli(str(tmp_path / "rewritten")).exit_code == 1
+    assert snapshot(tmp_path / "patched") == snapshot(tmp_path / "rewritten")  # byte for byte
+    assert is_migrated((tmp_path / "patched" / "a.py").read_text())
+
+
+def test_diff_of_clean_files_is_empty_and_exits_0(tmp_path, cli):
+    write(tmp_path / "clean.py", CLEAN)
+    result = cli("--diff", str(tmp_path))
+    assert result.exit_code == 0
+    assert result.stdout == ""
+
+
+def test_check_prints_findings_and_writes_nothing(tmp_path, cli):
+    write(tmp_path / "train.py", FIXABLE)
+    write(tmp_path / "streams.py", UNFIXABLE)
+    write(tmp_path / "clean.py", CLEAN)
+    before = snapshot(tmp_path)
+    result = cli("--check", str(tmp_path))
+    assert result.exit_code == 1
+    findings = [FINDING.match(line) for line in result.stdout.splitlines()]
+    assert all(findings), result.stdout
+    assert {(Path(m["path"]).name, m["code"]) for m in findings} == {
+        ("train.py", "XLA101"), ("train.py", "XLA103"), ("streams.py", "XLA899"),
+    }
+    device = next(m for m in findings if m["code"] == "XLA101")
+    assert (device["line"], device["col"]) == ("2", "10")  # where torch.device("cuda") is
+    assert snapshot(tmp_path) == before
+
+
+def test_check_of_clean_files_prints_nothing_and_exits_0(tmp_path, cli):
+    write(tmp_path / "clean.py", CLEAN)
+    result = cli("--check", str(tmp_path))
+    assert result.exit_code == 0
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("options", [["--diff", "--check"], ["--diff", "-o", "out"], ["--check", "-o", "out"]])
+def test_exclusive_modes_are_a_usage_error(tmp_path, cli, options):
+    write(tmp_path / "train.py", FIXABLE)
+    result = cli(*options, str(tmp_path / "train.py"))
+    assert result.exit_code == 2
+    assert "exclude each other" in result.stderr
+    assert (tmp_path / "train.py").read_text() == FIXABLE
+
+
+# -- -o DIR ----------------------------------------------------------------------------
+
+
+def test_output_dir_mirrors_the_tree_and_leaves_originals(tmp_path, cli):
+    src = tmp_path / "src"
+    write(src / "pkg" / "train.py", FIXABLE).chmod(0o755)
+    write(src / "clean.py", CLEAN)
+    write(src / "notes.txt", "not python\n")
+    before = snapshot(src)
+    result = cli("-o", str(tmp_path / "out"), str(src))
+    assert result.exit_code == 1
+    assert snapshot(src) == before
+    out = tmp_path / "out"
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == ["clean.py", "pkg/train.py"]
+    assert is_migrated((out / "pkg" / "train.py").read_text())
+    assert (out / "clean.py").read_text() == CLEAN  # the copy is complete, not only what changed
+    assert stat.S_IMODE((out / "pkg" / "train.py").stat().st_mode) == 0o755
+
+
+def test_output_dir_inside_the_tree_is_not_walked(tmp_path, cli):
+    write(tmp_path / "train.py", FIXABLE)
+    out = tmp_path / "migrated"
+    for _ in range(2):
+        result = cli("-o", str(out), str(tmp_path))
+        assert result.exit_code == 1
+        assert "1 of 1 file migrated" in result.stderr
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.py")) == ["migrated/train.py", "train.py"]
+    assert (tmp_path / "train.py").read_text() == FIXABLE
+
+
+def test_output_for_a_file_argument_lands_directly_under_dir(tmp_path, cli):
+    write(tmp_path / "src" / "deep" / "train.py", FIXABLE)
+    assert cli("-o", str(tmp_path / "out"), str(tmp_path / "src" / "deep" / "train.py")).exit_code == 1
+    assert is_migrated((tmp_path / "out" / "train.py").read_text())
+
+
+def test_output_for_a_symlink_to_elsewhere_goes_where_the_link_is(tmp_path, cli):
+    real = write(tmp_path / "elsewhere" / "real.py", FIXABLE)
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "link.py").symlink_to(real)
+    assert cli("-o", str(tmp_path / "out"), str(tmp_path / "proj" / "link.py")).exit_code == 1
+    copy = tmp_path / "out" / "link.py"
+    assert not copy.is_symlink() and is_migrated(copy.read_text())
+    assert real.read_text() == FIXABLE
+
+
+def test_output_collision_is_refused_before_anything_is_written(tmp_path, cli):
+    write(tmp_path / "a" / "train.py", FIXABLE)
+    write(tmp_path / "b" / "train.py", UNFIXABLE)
+    result = cli("-o", str(tmp_path / "out"), str(tmp_path / "a"), str(tmp_path / "b"))
+    assert result.exit_code == 2
+    assert "would both be written to" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_output_dir_that_would_overwrite_inputs_is_refused(tmp_path, cli):
+    path = write(tmp_path / "src" / "train.py", FIXABLE)
+    result = cli("-o", str(tmp_path / "src"), str(tmp_path / "src"))
+    assert result.exit_code == 2
+    assert "would overwrite the input" in result.stderr
+    assert path.read_text() == FIXABLE
+
+
+def test_output_dir_above_the_argument_is_fine(tmp_path, cli):
+    path = write(tmp_path / "src" / "pkg" / "train.py", FIXABLE)
+    assert cli("-o", str(tmp_path), str(tmp_path / "src")).exit_code == 1
+    assert path.read_text() == FIXABLE
+    assert is_migrated((tmp_path / "pkg" / "train.py").read_text())
+
+
+# -- rule selection --------------------------------------------------------------------
+
+
+def test_select_a_family(tmp_path, cli):
+    path = write(tmp_path / "train.py", FIXABLE)
+    assert cli("--select", "XLA1", str(path)).exit_code == 1
+    assert is_migrated(path.read_text())
+
+
+def test_select_one_rule_changes_only_what_it_covers(tmp_path, cli):
+    path = write(tmp_path / "train.py", FIXABLE)
+    assert cli("--select", "XLA101", str(path)).exit_code == 1
+    text = path.read_text()
+    assert "device = torch_xla.device()" in text
+    assert "x = torch.ones(2).cuda()" in text
+
+
+def test_ignore_one_rule(tmp_path, cli):
+    path = write(tmp_path / "train.py", FIXABLE)
+    assert cli("--ignore", "XLA103", str(path)).exit_code == 1
+    text = path.read_text()
+    assert "device = torch_xla.device()" in text
+    assert "x = torch.ones(2).cuda()" in text
+
+
+def test_select_takes_comma_separated_codes_case_insensitively(tmp_path, cli):
+    path = write(tmp_path / "train.py", FIXABLE)
+    result = cli("--check", "--select", "xla101,XLA103", str(path))
+    assert sorted(FINDING.match(line)["code"] for line in result.stdout.splitlines()) == ["XLA101", "XLA103"]
+
+
+def test_selecting_a_family_without_matches_changes_nothing(tmp_path, cli):
+    path = write(tmp_path / "train.py", FIXABLE)
+    assert cli("--select", "XLA3", str(path)).exit_code == 0
+    assert path.read_text() == FIXABLE
+
+
+@pytest.mark.parametrize("option", ["--select", "--ignore"])
+def test_unknown_rule_prefix_is_a_usage_error(tmp_path, cli, option):
+    path = write(tmp_path / "train.py", FIXABLE)
+    result = cli(option, "XLA9", str(path))
+    assert result.exit_code == 2
+    assert "unknown rule code or prefix: XLA9" in result.stderr
+    assert path.read_text() == FIXABLE
+
+
+def test_unsafe_fixes_and_target_are_accepted(tmp_path, cli):
+    path = write(tmp_path / "train.py", FIXABLE)
+    assert cli("--unsafe-fixes", "--target", "spmd", str(path)).exit_code == 1
+    assert is_migrated(path.read_text())
+    assert cli("--target", "gpu", str(path)).exit_code == 2
+
+
+def test_unsafe_fixes_reach_the_engine(tmp_path, cli, monkeypatch):
+    seen = []
+    real = cli_module.migrate_files
+
+    def spy(files, options, jobs=None):
+        seen.append(options)
+        return real(files, options, jobs)
+
+    monkeypatch.setattr(cli_module, "migrate_files", spy)
+    write(tmp_path / "train.py", CLEAN)
+    cli("--unsafe-fixes", "--target", "multiprocess", str(tmp_path))
+    cli(str(tmp_path))
+    assert [(o.unsafe_fixes, o.target) for o in seen] == [(True, "multiprocess"), (False, "single")]
+
+
+# -- jobs --------------------------------------------------------------------------------
+
+
+def test_one_and_two_jobs_give_identical_results(tmp_path):
+    texts = [FIXABLE, CLEAN, UNFIXABLE, FIXABLE.replace("ones", "zeros"), "import torch\nt = torch.ones(1).pin_memory()\n"]
+    for name in ("one", "two"):
+        for i, text in enumerate(texts * 2):
+            write(tmp_path / name / f"pkg{i % 3}" / f"m{i}.py", text)
+    one = run("-j", "1", ".", cwd=tmp_path / "one")
+    two = run("-j", "2", ".", cwd=tmp_path / "two")
+    assert one.returncode == two.returncode == 1
+    assert one.stdout == two.stdout and one.stderr == two.stderr  # same findings, in the same order
+    assert snapshot(tmp_path / "one") == snapshot(tmp_path / "two")
+    assert is_migrated((tmp_path / "two" / "pkg0" / "m0.py").read_text())
+
+
+def test_jobs_must_be_positive(tmp_path, cli):
+    write(tmp_path / "train.py", FIXABLE)
+    assert cli("-j", "0", str(tmp_path)).exit_code == 2
+    assert (tmp_path / "train.py").read_text() == FIXABLE
+
+
+# -- output formats ------------------------------------------------------------------
+
+
+def test_json_format_follows_the_documented_schema(tmp_path, cli):
+    write(tmp_path / "train.py", FIXABLE)
+    write(tmp_path / "streams.py", UNFIXABLE)
+    write(tmp_path / "clean.py", CLEAN)
+    write(tmp_path / "broken.py", "import torch\ndef f(:\n    torch.cuda.synchronize()\n")
+    result = cli("--check", "--format", "json", str(tmp_path))
+    assert result.exit_code == 2
+    report = json.loads(result.stdout)  # the whole stdout is one JSON document
+    assert set(report) >= {"files", "summary"}
+    by_name = {Path(f["path"]).name: f for f in report["files"]}
+    assert set(by_name) == {"train.py", "streams.py", "clean.py", "broken.py"}
+    for entry in report["files"]:
+        assert set(entry) >= {"path", "changed", "diagnostics"}
+        for d in entry["diagnostics"]:
+            assert set(d) >= {"code", "message", "line", "column", "severity", "fixed"}
+            assert isinstance(d["line"], int) and isinstance(d["column"], int) and isinstance(d["fixed"], bool)
+            assert d["severity"] in ("error", "warning", "info")
+    assert by_name["train.py"]["changed"] is True
+    assert {d["code"] for d in by_name["train.py"]["diagnostics"]} == {"XLA101", "XLA103"}
+    assert all(d["fixed"] for d in by_name["train.py"]["diagnostics"])
+    (stream,) = by_name["streams.py"]["diagnostics"]
+    assert (stream["code"], stream["severity"], stream["fixed"], stream["line"]) == ("XLA899", "error", False, 2)
+    assert by_name["clean.py"] == {"path": by_name["clean.py"]["path"], "changed": False, "diagnostics": []}
+    assert "line 2" in by_name["broken.py"]["error"]
+    summary = report["summary"]
+    assert (summary["files"], summary["changed"], summary["errors"], summary["remaining_errors"]) == (4, 2, 1, 1)
+
+
+def test_json_format_in_write_mode_reports_what_was_written(tmp_path, cli):
+    path = write(tmp_path / "train.py", FIXABLE)
+    result = cli("--format", "json", str(path))
+    assert result.exit_code == 1
+    (entry,) = json.loads(result.stdout)["files"]
+    assert entry["changed"] is True and is_migrated(path.read_text())
+
+
+def test_sarif_format_is_valid_sarif(tmp_path, cli):
+    write(tmp_path / "streams.py", UNFIXABLE)
+    result = cli("--check", "--format", "sarif", str(tmp_path))
+    assert result.exit_code == 1
+    log = json.loads(result.stdout)
+    assert log["version"] == "2.1.0"
+    (run_,) = log["runs"]
+    assert [r["id"] for r in run_["tool"]["driver"]["rules"]] == ["XLA899"]
+    (finding,) = run_["results"]
+    assert finding["ruleId"] == "XLA899" and finding["level"] == "error"
+    location = finding["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"].endswith("streams.py")
+    assert location["region"] == {"startLine": 2, "startColumn": 1}
+
+
+def test_github_format_prints_annotations(tmp_path, cli):
+    write(tmp_path / "streams.py", UNFIXABLE)
+    result = cli("--check", "--format", "github", str(tmp_path))
+    assert result.exit_code == 1
+    (line,) = result.stdout.splitlines()
+    assert re.match(r"^::error title=xla-migrate \(XLA899\),file=[^,]*streams\.py,line=2,col=1::.*XLA899 ", line)
+
+
+def test_stats_counts_per_rule_and_per_file(tmp_path, cli):
+    write(tmp_path / "a.py", FIXABLE)
+    write(tmp_path / "b.py", FIXABLE.replace("x =", "y = torch.zeros(1).cuda()\nx ="))
+    write(tmp_path / "c.py", CLEAN)
+    result = cli("--check", "--stats", str(tmp_path))
+    lines = result.stdout.splitlines()
+    by_rule = lines[lines.index("Findings by rule:") + 1 : lines.index("Findings by file:")]
+    by_file = lines[lines.index("Findings by file:") + 1 :]
+    assert [(line.split()[0], line.split()[1]) for line in by_rule] == [("2", "XLA101"), ("3", "XLA103")]
+    assert [(line.split()[0], Path(line.split()[1]).name) for line in by_file] == [("3", "b.py"), ("2", "a.py")]
+
+
+def test_stats_in_json(tmp_path, cli):
+    write(tmp_path / "a.py", FIXABLE)
+    report = json.loads(cli("--check", "--stats", "--format", "json", str(tmp_path)).stdout)
+    assert {row["code"]: row["count"] for row in report["stats"]["rules"]} == {"XLA101": 1, "XLA103": 1}
+    assert [row["count"] for row in report["stats"]["files"]] == [2]
+
+
+# -- exit codes ------------------------------------------------------------------------
+
+
+def test_exit_zero_turns_1_into_0(tmp_path, cli):
+    path = write(tmp_path / "streams.py", UNFIXABLE)
+    assert cli("--exit-zero", str(path)).exit_code == 0
+    assert path.read_text().count(TODO) == 1  # it still did the work
+    assert cli("--exit-zero", "--check", str(path)).exit_code == 0
+
+
+def test_exit_zero_keeps_2(tmp_path, cli):
+    write(tmp_path / "broken.py", "import torch\ndef f(:\n    torch.cuda.synchronize()\n")
+    assert cli("--exit-zero", str(tmp_path)).exit_code == 2
+    assert cli("--exit-zero", str(tmp_path / "missing.py")).exit_code == 2
+    assert cli("--exit-zero", "--select", "NOPE", str(tmp_path)).exit_code == 2
+
+
+def test_missing_path_is_exit_2_and_nothing_is_written(tmp_path, cli):
+    path = write(tmp_path / "train.py", FIXABLE)
+    result = cli(str(path), str(tmp_path / "missing.py"))
+    assert result.exit_code == 2
+    assert "no such file or directory" in result.stderr and "missing.py" in result.stderr
+    assert path.read_text() == FIXABLE
+
+
+def test_no_path_is_a_usage_error(cli):
+    result = cli()
+    assert result.exit_code == 2
+    assert "PATHS" in result.stderr
+
+
+# -- subcommands -----------------------------------------------------------------------
+
+
+def test_rules_lists_every_rule_code(cli):
+    result = cli("rules")
+    assert result.exit_code == 0
+    listed = [line.split()[0] for line in result.stdout.splitlines()[1:]]
+    assert listed == [rule.CODE for rule in registry.all_rules()]
+    assert "XLA899" in listed and "XLA101" in listed
+
+
+def test_explain_prints_what_why_before_and_after(cli):
+    rule = registry.by_code("XLA101")
+    result = cli("explain", "XLA101")
+    assert result.exit_code == 0
+    assert result.stdout.startswith(f"XLA101 ({rule.NAME}): {rule.SUMMARY}")
+    assert "Guide" in result.stdout  # the why, from the rule's docstring
+    before, after = result.stdout.split("Before:\n")[1].split("After:\n")
+    assert rule.BEFORE.strip() in before and rule.AFTER.strip() in after
+    assert cli("explain", "xla101").stdout == result.stdout
+    assert cli("explain", rule.NAME).stdout == result.stdout
+
+
+def test_explain_unknown_code_exits_2(cli):
+    result = cli("explain", "XLA999")
+    assert result.exit_code == 2
+    assert "unknown rule: XLA999" in result.stderr
+
+
+# -- stdin -------------------------------------------------------------------------------
+
+
+def test_stdin_to_stdout_with_findings_on_stderr(tmp_path):
+    result = run("-", cwd=tmp_path, input=(FIXABLE + "s = torch.cuda.Stream()\n").encode())
+    assert result.returncode == 1
+    code = result.stdout.decode()
+    assert is_migrated(code.replace("torch.cuda.Stream", "Stream"))  # stdout is only the code
+    assert code.count(TODO) == 1
+    assert re.search(r"^-:\d+:\d+: XLA899 ", result.stderr.decode(), re.M)
+    assert list(tmp_path.iterdir()) == []  # a filter writes no file
+
+
+def test_stdin_clean_passes_through_with_exit_0(cli):
+    result = cli("-", input=CLEAN)
+    assert (result.exit_code, result.stdout, result.stderr) == (0, CLEAN, "")
+
+
+def test_stdin_keeps_crlf_and_bom(cli):
+    data = b"\xef\xbb\xbf" + FIXABLE.replace("\n", "\r\n").encode()
+    result = cli("-", input=data)
+    assert result.exit_code == 1
+    assert result.stdout_bytes.startswith(b"\xef\xbb\xbfimport torch\r\n")
+    assert b"\n" not in result.stdout_bytes.replace(b"\r\n", b"")
+    assert is_migrated(result.stdout_bytes.decode("utf-8-sig"))
+
+
+def test_stdin_with_diff_and_check(cli):
+    diff = cli("--diff", "-", input=FIXABLE)
+    assert diff.exit_code == 1
+    assert diff.stdout.startswith("--- a/-\n+++ b/-\n")
+    check = cli("--check", "-", input=UNFIXABLE)
+    assert check.exit_code == 1
+    assert re.match(r"^-:2:1: XLA899 ", check.stdout)
+    assert cli("--check", "-", input=CLEAN).exit_code == 0
+
+
+def test_stdin_syntax_error_gives_the_input_back_and_exits_2(tmp_path):
+    data = b"import torch\ndef f(:\n    torch.cuda.synchronize()\n"
+    result = run("-", cwd=tmp_path, input=data)
+    assert result.returncode == 2
+    assert result.stdout == data
+    assert b"-: error: cannot parse: line 2" in result.stderr
+
+
+def test_stdin_undecodable_exits_2(cli):
+    data = b"import torch\nx = '\xff'\ntorch.cuda.synchronize()\n"
+    result = cli("-", input=data)
+    assert result.exit_code == 2
+    assert result.stdout_bytes == data
+    assert "-: error: cannot decode as utf-8" in result.stderr
+
+
+@pytest.mark.parametrize("extra", [["x.py"], ["-o", "out"]])
+def test_stdin_with_paths_or_output_is_a_usage_error(tmp_path, cli, extra):
+    write(tmp_path / "x.py", FIXABLE)
+    result = cli(*extra, "-", input=FIXABLE)
+    assert result.exit_code == 2
+    assert "stdin" in result.stderr
+
+
+# -- walking folders -----------------------------------------------------------------------
+
+
+def test_folder_walk_honours_gitignore_and_default_excludes(tmp_path, cli):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    write(tmp_path / ".gitignore", "generated/\n*_pb2.py\n")
+    for name in ["src/train.py", "generated/g.py", "src/model_pb2.py", ".venv/lib/v.py", "src/__pycache__/c.py", "src/notes.md"]:
+        write(tmp_path / name, FIXABLE)
+    before = snapshot(tmp_path)
+    result = cli(str(tmp_path / "src"))  # the repository's .gitignore above the folder counts
+    assert result.exit_code == 1
+    after = snapshot(tmp_path)
+    assert sorted(k for k in after if after[k] != before[k]) == ["src/train.py"]
+    result = cli(str(tmp_path))
+    assert result.exit_code == 0  # nothing else is walked into
+
+
+def test_explicitly_named_ignored_file_is_processed(tmp_path, cli):
+    write(tmp_path / ".gitignore", "*_pb2.py\n")
+    path = write(tmp_path / "model_pb2.py", FIXABLE)
+    assert cli(str(tmp_path)).exit_code == 0
+    assert cli(str(path)).exit_code == 1
+    assert is_migrated(path.read_text())
+
+
+def test_symlink_named_explicitly_rewrites_its_target(tmp_path, cli):
+    target = write(tmp_path / "real.py", FIXABLE)
+    link = tmp_path / "link.py"
+    link.symlink_to("real.py")
+    assert cli(str(link)).exit_code == 1
+    assert link.is_symlink() and os.readlink(link) == "real.py"
+    assert is_migrated(target.read_text())
+
+
+def test_symlink_met_while_walking_is_skipped(tmp_path, cli):
+    outside = write(tmp_path / "outside" / "real.py", FIXABLE)
+    tree = tmp_path / "tree"
+    write(tree / "clean.py", CLEAN)
+    (tree / "link.py").symlink_to(outside)
+    (tree / "linkdir").symlink_to(outside.parent, target_is_directory=True)
+    assert cli(str(tree)).exit_code == 0
+    assert outside.read_text() == FIXABLE  # nothing outside the given paths is written
+
+
+# -- bad input ---------------------------------------------------------------------------
+
+BAD_FILES = {
+    "syntax.py": (b"import torch\ndef f(:\n    torch.cuda.synchronize()\n", "cannot parse: line 2"),
+    "latin1_no_cookie.py": (b"import torch\nname = 'caf\xe9'\nd = torch.device('cuda')\n", "cannot decode as utf-8"),
+    "first_line_bytes.py": (b"name = '\xff'\nimport torch\nd = torch.device('cuda')\n", "cannot decode as utf-8"),
+    "bad_cookie.py": (b"# -*- coding: klingon -*-\nimport torch\nd = torch.device('cuda')\n", "coding"),
+    "readonly.py": (FIXABLE.encode(), "read-only"),
+}
+
+
+def test_bad_files_are_reported_by_name_and_left_alone_while_others_go_on(tmp_path, cli):
+    for name, (data, _) in BAD_FILES.items():
+        write(tmp_path / name, data)
+    (tmp_path / "readonly.py").chmod(0o444)
+    good = write(tmp_path / "good.py", FIXABLE)
+    before = snapshot(tmp_path)
+    result = cli(str(tmp_path))
+    assert result.exit_code == 2
+    errors = {Path(line.split(": error: ")[0]).name: line for line in result.stderr.splitlines() if ": error: " in line}
+    assert set(errors) == set(BAD_FILES)
+    for name, (_, message) in BAD_FILES.items():
+        assert message in errors[name], errors[name]
+    assert "5 could not be read or parsed" in result.stderr
+    assert "1 of 6 files migrated" in result.stderr  # the read-only file is not counted as migrated
+    after = snapshot(tmp_path)
+    assert {k: v for k, v in after.items() if k != "good.py"} == {k: v for k, v in before.items() if k != "good.py"}
+    assert stat.S_IMODE((tmp_path / "readonly.py").stat().st_mode) == 0o444
+    assert is_migrated(good.read_text())
+
+
+def test_read_only_file_is_not_counted_as_changed_in_json(tmp_path, cli):
+    path = write(tmp_path / "readonly.py", FIXABLE)
+    path.chmod(0o444)
+    result = cli("--format", "json", str(path))
+    assert result.exit_code == 2
+    (entry,) = json.loads(result.stdout)["files"]
+    assert entry["changed"] is False and "read-only" in entry["error"]
+    assert path.read_text() == FIXABLE
+
+
+def test_null_bytes_are_reported_clearly(tmp_path, cli):
+    # engine bug (reported): the message says "line None" on Python 3.11
+    write(tmp_path / "nul.py", b"import torch\nx = torch.ones(2).cuda()\x00\n")
+    result = cli(str(tmp_path / "nul.py"))
+    assert result.exit_code == 2
+    assert "null bytes" in result.stderr
+    assert "None" not in result.stderr
+
+
+def test_notebook_is_refused_with_a_clear_message(tmp_path, cli):
+    notebook = write(tmp_path / "nb.ipynb", '{"cells": [{"cell_type": "code", "source": ["x = y.cuda()"]}]}\n')
+    result = cli(str(notebook))
+    assert result.exit_code == 2
+    assert "nb.ipynb: error: notebooks (.ipynb) are not supported yet" in result.stderr
+
+
+def test_latin1_file_with_cookie_is_migrated_and_written_in_latin1(tmp_path, cli):
+    data = b"# -*- coding: latin-1 -*-\nimport torch\nname = 'caf\xe9'\n" + FIXABLE.split("\n", 1)[1].encode()
+    path = write(tmp_path / "latin.py", data)
+    assert cli(str(path)).exit_code == 1
+    written = path.read_bytes()
+    assert written.startswith(b"# -*- coding: latin-1 -*-\n")
+    assert b"name = 'caf\xe9'\n" in written
+    assert is_migrated(written.decode("latin-1"))
+
+
+def test_empty_file_is_fine(tmp_path, cli):
+    path = write(tmp_path / "empty.py", b"")
+    assert cli(str(path)).exit_code == 0
+    assert path.read_bytes() == b""
+
+
+def test_utf8_bom_is_kept(tmp_path, cli):
+    path = write(tmp_path / "bom.py", b"\xef\xbb\xbf" + FIXABLE.encode())
+    assert cli(str(path)).exit_code == 1
+    written = path.read_bytes()
+    assert written.startswith(b"\xef\xbb\xbfimport torch\n") and written.count(b"\xef\xbb\xbf") == 1
+    assert is_migrated(written.decode("utf-8-sig"))
+
+
+def test_crlf_newlines_are_kept_also_on_added_lines(tmp_path, cli):
+    path = write(tmp_path / "crlf.py", FIXABLE.replace("\n", "\r\n"))
+    assert cli(str(path)).exit_code == 1
+    written = path.read_bytes()
+    assert b"import torch_xla\r\n" in written
+    assert b"\n" not in written.replace(b"\r\n", b""), written  # no bare LF anywhere
+    assert is_migrated(written.decode())
+    assert cli(str(path)).exit_code == 0  # and the second run agrees
+
+
+def test_crlf_newlines_are_kept_on_todo_comments(tmp_path, cli):
+    path = write(tmp_path / "crlf.py", UNFIXABLE.replace("\n", "\r\n"))
+    assert cli(str(path)).exit_code == 1
+    written = path.read_bytes()
+    assert TODO.encode() in written
+    assert b"\n" not in written.replace(b"\r\n", b""), written
+
+
+def test_tab_indentation_is_kept(tmp_path, cli):
+    path = write(tmp_path / "tabs.py", 'import torch\nif True:\n\tdevice = torch.device("cuda")\n\tx = torch.ones(2).cuda()\n')
+    assert cli(str(path)).exit_code == 1
+    text = path.read_text()
+    assert "\tdevice = torch_xla.device()\n" in text
+    assert "\tx = torch.ones(2).to(torch_xla.device())\n" in text
+    assert "    " not in text
+
+
+def test_file_removed_during_the_run_is_reported_and_others_written(tmp_path, cli, monkeypatch):
+    doomed = write(tmp_path / "a.py", FIXABLE)
+    other = write(tmp_path / "b.py", FIXABLE)
+    real = cli_module.migrate_files
+
+    def remove_after_reading(files, options, jobs=None):
+        for result in real(files, options, 1):
+            if result.path == str(doomed):
+                doomed.unlink()  # a checkout switched branches while we worked
+            yield result
+
+    monkeypatch.setattr(cli_module, "migrate_files", remove_after_reading)
+    result = cli(str(tmp_path))
+    assert result.exit_code == 2
+    assert f"{doomed}: error: file was removed during the run; not written" in result.stderr
+    assert not doomed.exists()
+    assert is_migrated(other.read_text())
+
+
+def test_file_edited_during_the_run_is_not_overwritten(tmp_path, cli, monkeypatch):
+    path = write(tmp_path / "a.py", FIXABLE)
+    real = cli_module.migrate_files
+
+    def edit_after_reading(files, options, jobs=None):
+        for result in real(files, options, 1):
+            path.write_text("edited = True\n")
+            os.utime(path, ns=(time.time_ns() + 10**9,) * 2)
+            yield result
+
+    monkeypatch.setattr(cli_module, "migrate_files", edit_after_reading)
+    result = cli(str(path))
+    assert result.exit_code == 2
+    assert "changed during the run" in result.stderr
+    assert path.read_text() == "edited = True\n"
+
+
+def test_no_temporary_files_are_left_behind(tmp_path, cli):
+    names = {f"m{i}.py" for i in range(6)}
+    for i, name in enumerate(sorted(names)):
+        write(tmp_path / name, [FIXABLE, UNFIXABLE, CLEAN][i % 3])
+    write(tmp_path / "ro.py", FIXABLE).chmod(0o444)
+    cli(str(tmp_path))
+    cli("-o", str(tmp_path / "out"), str(tmp_path))
+    assert {p.name for p in tmp_path.iterdir()} == names | {"ro.py", "out"}
+    assert {p.name for p in (tmp_path / "out").iterdir()} == names | {"ro.py"}
+
+
+def test_thousands_of_files_with_a_process_pool(tmp_path):
+    count = 3000
+    for i in range(count):
+        text = "import torch\nt = torch.zeros(3).pin_memory()\n" if i % 2 == 0 else f"x = {i}\n"
+        write(tmp_path / f"d{i // 100}" / f"f{i}.py", text)
+    start = time.perf_counter()
+    result = run("-j", "2", ".", cwd=tmp_path)
+    elapsed = time.perf_counter() - start
+    assert result.returncode == 1, result.stderr[-2000:]
+    assert f"{count // 2} of {count} files migrated".encode() in result.stderr
+    assert sum(".pin_memory()" in p.read_text() for p in tmp_path.rglob("*.py")) == 0
+    assert elapsed < 60, f"{count} files took {elapsed:.1f} s"

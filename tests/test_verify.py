@@ -1,0 +1,183 @@
+"""The verification harness end to end: real child processes on CPU PJRT.
+
+These runs take seconds each (torch and torch_xla start in every child, XLA compiles
+on the CPU), so the mismatch and error cases share one saved reference trace where
+they can.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import FIXTURES, ROOT
+from migrate_xla.engine import migrate_code, options_for
+from migrate_xla.verify import Settings, VerifyError, assert_loss_parity, verify
+from migrate_xla.verify.command import verify_command
+from migrate_xla.verify.harness import record_reference
+
+SCRIPTS = ROOT / "tests" / "scripts"
+TINY = SCRIPTS / "tiny_mlp.py"
+EXAMPLES = sorted((FIXTURES / "examples").glob("*.py"))
+
+
+def run_verify(*args: str):
+    return CliRunner().invoke(verify_command, list(args), catch_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def tiny_trace(tmp_path_factory) -> Path:
+    trace = tmp_path_factory.mktemp("trace") / "tiny.json"
+    run = record_reference(TINY, [], Settings(steps=6), trace)
+    assert run.error is None, run.stderr_tail
+    return trace
+
+
+def migrated_tiny(tmp_path: Path, breakage: tuple[str, str] | None = None) -> Path:
+    code, _ = migrate_code(TINY.read_text(), options_for())
+    if breakage is not None:
+        old, new = breakage
+        assert old in code
+        code = code.replace(old, new, 1)
+    path = tmp_path / "tiny_mlp_xla.py"
+    path.write_text(code)
+    return path
+
+
+def test_migrated_tiny_script_matches_its_emulated_gpu_run(tmp_path):
+    before = {p: p.read_bytes() for p in SCRIPTS.iterdir() if p.is_file()}
+    result = run_verify(str(TINY), "--steps", "6", "--json", str(tmp_path / "r.json"), "--plot", str(tmp_path / "r.png"))
+    assert result.exit_code == 0, result.output
+    assert "verdict: match" in result.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["verdict"] == "match" and report["steps_compared"] == 6
+    assert set(report) >= {"verdict", "steps_compared", "max_abs_diff", "max_rel_diff", "tolerance", "reference", "migrated"}
+    assert report["reference"]["device"] == "cpu (cuda emulated)"
+    assert report["migrated"]["device"] == "xla (CPU)"
+    assert len(report["reference"]["losses"]) == len(report["migrated"]["losses"]) == 6
+    assert report["migrated"]["recompilations"] == 0
+    assert report["migrated"]["cpu_fallback_ops"] == {}
+    assert report["max_rel_diff"] <= report["tolerance"]["rtol"]
+    assert (tmp_path / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # the user's files are never modified
+    assert before == {p: p.read_bytes() for p in SCRIPTS.iterdir() if p.is_file()}
+
+
+def test_saved_reference_trace_replaces_the_reference_run(tmp_path, tiny_trace):
+    trace = json.loads(tiny_trace.read_text())
+    assert trace["device"] == "cpu (cuda emulated)" and len(trace["losses"]) == 6
+    result = verify(TINY, [], Settings(steps=6), migrated=migrated_tiny(tmp_path), reference_trace=tiny_trace)
+    assert result.verdict == "match", result.message
+    assert result.reference.device.endswith("(saved trace)")
+
+
+@pytest.mark.parametrize(
+    "breakage",
+    [
+        ("lr=0.05", "lr=0.06"),
+        ("    optimizer.step()\n", "    pass\n"),
+        ("    optimizer.zero_grad()\n", "    pass\n"),
+    ],
+    ids=["changed-learning-rate", "dropped-optimizer-step", "removed-zero-grad"],
+)
+def test_a_wrong_migration_is_a_mismatch(tmp_path, tiny_trace, breakage):
+    result = verify(TINY, [], Settings(steps=6), migrated=migrated_tiny(tmp_path, breakage), reference_trace=tiny_trace)
+    assert result.verdict == "mismatch", result.message
+    assert result.exit_code == 1
+    assert result.first_mismatch is not None and result.first_mismatch >= 2
+    assert "diverge at step" in result.message
+
+
+def test_assert_loss_parity_fails_with_the_table(tmp_path, tiny_trace):
+    broken = migrated_tiny(tmp_path, ("lr=0.05", "lr=0.06"))
+    with pytest.raises(AssertionError, match="first divergence"):
+        assert_loss_parity(TINY, steps=6, migrated=broken, reference_trace=tiny_trace)
+
+
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["--", "--crash"], "boom: the script failed on purpose"),
+        (["--", "--no-backward"], "never called backward()"),
+        (["--", "--nan"], "loss is nan at step 3"),
+        (["--timeout", "8", "--", "--hang"], "timed out after 8 s"),
+    ],
+    ids=["crash", "no-backward", "nan", "timeout"],
+)
+def test_failures_are_clear(args, expected, tmp_path):
+    result = run_verify(str(TINY), "--steps", "5", "--migrated", str(migrated_tiny(tmp_path)), *args)
+    assert result.exit_code == 2, result.output
+    assert "verdict: error" in result.output
+    assert expected in result.output
+
+
+def test_missing_script_and_needed_arguments(tmp_path):
+    result = run_verify(str(tmp_path / "nowhere.py"))
+    assert result.exit_code == 2 and "no such script" in result.output
+    needs_args = tmp_path / "needs_args.py"
+    needs_args.write_text("import argparse\nargparse.ArgumentParser().add_argument('--data', required=True)\n"
+                          "import sys; argparse.ArgumentParser().parse_args()\n")
+    needs_args.write_text(
+        "import argparse\np = argparse.ArgumentParser()\np.add_argument('--data', required=True)\np.parse_args()\n"
+    )
+    result = run_verify(str(needs_args), "--timeout", "60")
+    assert result.exit_code == 2
+    assert "the following arguments are required: --data" in result.output
+
+
+def test_workers_started_by_the_script_are_instrumented():
+    # mp.spawn in the original, torch_xla.launch in the migration: losses come from the workers.
+    result = verify(SCRIPTS / "spawn_mlp.py", [], Settings(steps=5), migrated=SCRIPTS / "spawn_mlp_xla.py")
+    assert result.verdict == "match", result.message + result.reference.stderr_tail + result.migrated.stderr_tail
+    assert result.steps_compared == 5
+
+
+def test_sibling_modules_are_migrated_with_the_script(tmp_path, monkeypatch):
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "helpers.py").write_text(
+        textwrap.dedent(
+            """\
+            import torch
+
+            def pick_device():
+                return torch.device("cuda:0")
+            """
+        )
+    )
+    (project / "train.py").write_text(
+        textwrap.dedent(
+            """\
+            import os
+            import torch
+            from helpers import pick_device
+
+            rank = int(os.environ["LOCAL_RANK"])  # torchrun-style: set by the harness
+            device = pick_device()
+            w = torch.ones(4, device=device, requires_grad=True)
+            opt = torch.optim.SGD([w], lr=0.1)
+            for _ in range(5):
+                opt.zero_grad()
+                loss = (w * torch.arange(4.0).to(device)).pow(2).sum()
+                loss.backward()
+                opt.step()
+            """
+        )
+    )
+    monkeypatch.chdir(tmp_path)
+    result = verify(project / "train.py", [], Settings(steps=4))
+    assert result.verdict == "match", result.message + result.migrated.stderr_tail
+    assert result.migrated.device == "xla (CPU)"
+    assert (project / "helpers.py").read_text().count("cuda:0") == 1  # the original is untouched
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_every_example_keeps_loss_parity_on_cpu_pjrt(example):
+    result = assert_loss_parity(example, steps=8)
+    assert result.migrated.cpu_fallback_ops == {}
+    assert result.reference.device == "cpu (cuda emulated)"
