@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.devices import discard_fixes_inside
 from migrate_xla.rule import SAFE, Rule, drop_items, string_value
 
 PIN_OPTIONS = ("pin_memory", "pin_memory_device")
@@ -77,5 +76,5 @@ class PinMemory(Rule):
         if not values or (len(values) == 1 and _is_false(values[0])):
             return False
         for value in values:
-            discard_fixes_inside(self.ctx, value)
+            self.ctx.forget_fixes_inside(value)
         return True

@@ -9,8 +9,6 @@ their torch_xla meaning, or go away where they mean nothing on XLA.
 from __future__ import annotations
 
 import re
-from typing import Iterator
-
 import libcst as cst
 
 from migrate_xla.rule import (
@@ -70,79 +68,6 @@ def is_cuda_value(node: cst.CSTNode) -> bool:
 
 def code_of(node: cst.CSTNode) -> str:
     return cst.Module(body=[]).code_for_node(node)
-
-
-def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    for child in node.children:
-        yield child
-        yield from descendants(child)
-
-
-def imports_of_fix(ctx: FileContext, item) -> set[Import]:
-    """The imports a device fix scheduled (every fix here needs ``torch_xla``, some more)."""
-    if item.rule is CudaRuntimeCall:
-        name = ctx.qualname(item.node.func) if isinstance(item.node, cst.Call) else None
-        return set(RUNTIME_CALLS[name][1]) if name in RUNTIME_CALLS else set()
-    if item.rule in (CudaDevice, CudaDeviceString, CudaMethod):
-        return {TORCH_XLA}
-    return set()
-
-
-def discard_fixes_inside(ctx: FileContext, node: cst.CSTNode) -> None:
-    """Forget the fixes made in ``node`` or inside it: a rule is replacing it whole.
-
-    ``torch.device("cuda", torch.cuda.current_device())`` becomes ``torch_xla.device()``:
-    the index, and the fix made to it, are gone, so its finding would describe code that
-    is not there and its ``import torch_xla.runtime as xr`` would be left unused.
-    """
-    inside = {id(node), *(id(n) for n in descendants(node))}
-    dropped = [p for p in ctx.pending if p.fixed and id(p.node) in inside]
-    if not dropped:
-        return
-    ctx.pending[:] = [p for p in ctx.pending if all(p is not d for d in dropped)]
-    still_needed = set().union(*(imports_of_fix(ctx, p) for p in ctx.pending if p.fixed))
-    for spec in set().union(*(imports_of_fix(ctx, p) for p in dropped)) - still_needed:
-        if spec in ctx.imports_to_add:
-            ctx.imports_to_add.remove(spec)
-
-
-# Where the CUDA APIs live; an import of one of these becomes unused when its uses are fixed.
-CUDA_MODULES = ("torch.cuda", "torch.backends.cudnn", "torch.backends.cuda", "torch.accelerator")
-
-
-class CudaImportsRule(Rule):
-    """Base of the rules whose fixes can remove the last use of ``import torch.cuda as tc``,
-    ``from torch import cuda``, ``from torch.cuda import synchronize`` and the like: it
-    remembers how each CUDA name was imported, so the fix can schedule that import's
-    removal (LibCST removes it only if nothing uses it any more)."""
-
-    def __init__(self, ctx: FileContext) -> None:
-        super().__init__(ctx)
-        self.cuda_imports: dict[str, Import] = {}  # local name -> how it was imported
-
-    def visit_Import(self, node: cst.Import) -> None:
-        for alias in node.names:
-            dotted = code_of(alias.name)
-            if alias.asname is not None and dotted.startswith(CUDA_MODULES):
-                local = code_of(alias.asname.name)
-                self.cuda_imports[local] = Import(dotted, asname=local)
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
-            return
-        module = code_of(node.module)
-        for alias in node.names:
-            name = code_of(alias.name)
-            if f"{module}.{name}".startswith(CUDA_MODULES):
-                local = code_of(alias.asname.name) if alias.asname is not None else name
-                self.cuda_imports[local] = Import(module, name, local if local != name else None)
-
-    def import_used_by(self, node: cst.CSTNode) -> list[Import]:
-        """The CUDA import that ``node`` (``tc.synchronize``, ``cudnn.benchmark``) goes through."""
-        while isinstance(node, (cst.Attribute, cst.Call)):
-            node = node.value if isinstance(node, cst.Attribute) else node.func
-        spec = self.cuda_imports.get(node.value) if isinstance(node, cst.Name) else None
-        return [spec] if spec is not None else []
 
 
 def dropped_condition(node: cst.CSTNode) -> str:
@@ -210,7 +135,7 @@ class CudaDevice(Rule):
         kind = call_arg(original, 0, "type")
         if kind is None or not is_cuda_value(kind.value):
             return updated
-        discard_fixes_inside(self.ctx, original)
+        self.ctx.forget_fixes_inside(original)
         return self.replace(
             original,
             updated,
@@ -232,7 +157,7 @@ class CudaDevice(Rule):
         others = [is_other_device(k.value) for k in kinds]
         if sorted(flags) != [False, True] or not any(others):
             return updated
-        discard_fixes_inside(self.ctx, original)
+        self.ctx.forget_fixes_inside(original)
         return self.replace(
             original,
             updated,
@@ -262,7 +187,7 @@ class CudaDeviceString(Rule):
     AFTER = 'parser.add_argument("--device", default="xla")\nx = x.to("xla")\n'
 
     def _to_xla(self, original: cst.CSTNode, updated: cst.BaseExpression, where: str):
-        discard_fixes_inside(self.ctx, original)  # a dropped condition or formatted index
+        self.ctx.forget_fixes_inside(original)  # a dropped condition or formatted index
         return self.replace(
             original,
             updated,
@@ -399,7 +324,7 @@ class CudaDeviceCheck(Rule):
         def swap(old: cst.BaseExpression, new: cst.BaseExpression) -> cst.BaseExpression:
             if not is_cuda_literal(old):
                 return new
-            discard_fixes_inside(self.ctx, old)  # "cuda:{}".format(...): the index goes
+            self.ctx.forget_fixes_inside(old)  # "cuda:{}".format(...): the index goes
             return xla_string(old)
 
         replacement = updated.with_changes(
@@ -439,7 +364,7 @@ RUNTIME_CALLS: dict[str, tuple[str | None, tuple[Import, ...]]] = {
 }
 
 
-class CudaRuntimeCall(CudaImportsRule):
+class CudaRuntimeCall(Rule):
     """``torch.cuda`` / ``torch.accelerator`` bookkeeping becomes its XLA meaning.
 
     Left alone, these crash on a TPU VM ("Found no NVIDIA driver") or silently report
@@ -478,7 +403,7 @@ class CudaRuntimeCall(CudaImportsRule):
                 updated,
                 cst.RemoveFromParent(),
                 f"`{name}()` means nothing on XLA: removed",
-                drop_if_unused=self.import_used_by(call.func),
+                drop_if_unused=self.ctx.import_behind(call.func),
             )
         return updated
 
@@ -502,7 +427,7 @@ class CudaRuntimeCall(CudaImportsRule):
             replacement,
             f"`{name}()` -> `{template}`",
             imports=imports,
-            drop_if_unused=self.import_used_by(original.func),
+            drop_if_unused=self.ctx.import_behind(original.func),
         )
 
     def _is_bf16_check(self, node: cst.CSTNode) -> bool:
@@ -606,7 +531,7 @@ class CudaMemoryQuery(Rule):
 CUDA_FLAG_PREFIXES = ("torch.backends.cudnn.", "torch.backends.cuda.matmul.")
 
 
-class CudaBackendFlag(CudaImportsRule):
+class CudaBackendFlag(Rule):
     """``torch.backends.cudnn.*`` and CUDA matmul precision switches mean nothing on XLA.
 
     cuDNN autotuning (``benchmark``), determinism and TF32 switches configure NVIDIA
@@ -630,7 +555,7 @@ class CudaBackendFlag(CudaImportsRule):
                 updated,
                 cst.RemoveFromParent(),
                 f"`{' = '.join(names)} = ...` configures an NVIDIA library XLA does not use: removed",
-                drop_if_unused=[spec for t in original.targets for spec in self.import_used_by(t.target)],
+                drop_if_unused=[spec for t in original.targets for spec in self.ctx.import_behind(t.target)],
             )
         return updated
 
@@ -686,7 +611,7 @@ class LoadMapLocation(Rule):
         if is_other_device(arg.value) or not self._is_device(arg.value):
             return updated
         index = next(i for i, a in enumerate(original.args) if a is arg)
-        discard_fixes_inside(self.ctx, arg.value)  # lambda storage, loc: storage.cuda(rank)
+        self.ctx.forget_fixes_inside(arg.value)  # lambda storage, loc: storage.cuda(rank)
         args = list(updated.args)
         args[index] = args[index].with_changes(value=cpu)
         return self.replace(

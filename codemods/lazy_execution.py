@@ -34,7 +34,8 @@ class SyncAfterOptimizerStep(Rule):
     optimizers get one sync), inside the ``if`` of gradient accumulation, and nowhere a
     sync, ``xm.mark_step()`` or ``xm.optimizer_step()`` already follows. Optimizers are
     matched by shape: ``<name>.step()`` where the name says optimizer (``optimizer``,
-    ``opt_d``, ``self.optim``), or ``scaler.step(optimizer)``; LR schedulers are not.
+    ``opt_d``, ``self.optim``), or ``scaler.step(optimizer)`` (the sync then follows
+    ``scaler.update()``); LR schedulers are not.
     """
 
     CODE = "XLA201"
@@ -50,6 +51,8 @@ class SyncAfterOptimizerStep(Rule):
         if not steps:
             return updated
         last = steps[-1]
+        while last + 1 < len(original.body) and self._is_scaler_update(original.body[last + 1]):
+            last += 1  # scaler.step(optimizer); scaler.update(): the step ends after the update
         if any(self._is_sync(statement) for statement in original.body[last + 1 :]):
             return updated
         if len(updated.body) != len(original.body):
@@ -80,6 +83,15 @@ class SyncAfterOptimizerStep(Rule):
             return not call.args or all(a.keyword is not None for a in call.args)
         # scaler.step(optimizer)
         return "scaler" in owner.lower() and bool(call.args) and bool(OPTIMIZER_NAME.search(_last_name(call.args[0].value)))
+
+    def _is_scaler_update(self, statement: cst.BaseStatement) -> bool:
+        call = self._call_of(statement)
+        return (
+            call is not None
+            and isinstance(call.func, cst.Attribute)
+            and call.func.attr.value == "update"
+            and "scaler" in _last_name(call.func.value).lower()
+        )
 
     def _is_sync(self, statement: cst.BaseStatement) -> bool:
         call = self._call_of(statement)

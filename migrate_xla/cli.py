@@ -2,7 +2,7 @@
 
 Exit codes: 0 nothing to change and no error-level finding; 1 files changed (or
 would change, with --diff / --check) or an error-level finding remains; 2 a usage
-error, or a file that could not be read or parsed.
+error, or a file that could not be read, decoded, parsed or written.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import click
 from migrate_xla import registry, report
 from migrate_xla.engine import FileResult, MigrationError, Options, migrate_code, migrate_files, options_for
 from migrate_xla.sources import Found, Source, SourceError, decode, find_sources, write_back, write_copy
+from migrate_xla.verify.command import verify_command
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -38,9 +39,13 @@ def main() -> None:
 
     \b
     xla-migrate [OPTIONS] PATH...    rewrite files in place (see `xla-migrate migrate --help`)
+    xla-migrate verify SCRIPT        run SCRIPT and its migration, compare the losses
     xla-migrate rules                list the rules
     xla-migrate explain CODE         what a rule does and why
     """
+
+
+main.add_command(verify_command)  # imports no torch: only the harness's child processes do
 
 
 def _codes(values: tuple[str, ...]) -> list[str]:

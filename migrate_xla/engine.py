@@ -16,11 +16,10 @@ from functools import lru_cache
 from typing import Callable, Iterable, Iterator, Sequence
 
 import libcst as cst
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from migrate_xla import registry
+from migrate_xla.imports import apply_imports
 from migrate_xla.rule import Diagnostic, FileContext, Rule
 from migrate_xla.sources import Found, Source, SourceError, read_source
 
@@ -144,14 +143,15 @@ def _drop_removed_lines(block):
     carried: list[cst.EmptyLine] = []
     for statement in block.body:
         if _is_removed(statement):
-            if any(line.comment is not None for line in statement.leading_lines):
-                carried.extend(statement.leading_lines)
+            carried.extend(statement.leading_lines)
             continue
         if carried:
-            statement = statement.with_changes(leading_lines=[*carried, *statement.leading_lines])
+            has_comment = any(line.comment is not None for line in carried)
+            if has_comment or not statement.leading_lines:
+                statement = statement.with_changes(leading_lines=[*carried, *statement.leading_lines])
             carried = []
         body.append(statement)
-    if carried or (not body and isinstance(block, cst.IndentedBlock)):
+    if any(line.comment is not None for line in carried) or (not body and isinstance(block, cst.IndentedBlock)):
         body.append(cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=carried))
     return block.with_changes(body=body)
 
@@ -179,7 +179,7 @@ def migrate_code(
     ctx = FileContext(unsafe_fixes=options.unsafe_fixes, target=options.target)
     rules = [rule(ctx) for rule in options.rules]
     new_module = module.visit(RuleRunner(ctx, rules))
-    new_module = _apply_imports(new_module, ctx)
+    new_module = apply_imports(new_module, ctx.imports_to_add, ctx.imports_to_remove)
     diagnostics = _positioned(module, ctx)
     new_text = new_module.code
     if new_text != text:
@@ -202,20 +202,6 @@ def _syntax_error(text: str, filename: str, exc: cst.ParserSyntaxError) -> str:
     except ValueError as error:  # null bytes
         return str(error)
     return f"line {exc.raw_line}, column {exc.raw_column + 1}: {exc.message}"
-
-
-def _apply_imports(module: cst.Module, ctx: FileContext) -> cst.Module:
-    if ctx.imports_to_remove:
-        context = CodemodContext()
-        for spec in ctx.imports_to_remove:
-            RemoveImportsVisitor.remove_unused_import(context, spec.module, spec.obj, spec.asname)
-        module = RemoveImportsVisitor(context).transform_module(module)
-    if ctx.imports_to_add:
-        context = CodemodContext()
-        for spec in ctx.imports_to_add:
-            AddImportsVisitor.add_needed_import(context, spec.module, spec.obj, spec.asname)
-        module = AddImportsVisitor(context).transform_module(module)
-    return module
 
 
 def _positioned(module: cst.Module, ctx: FileContext) -> list[Diagnostic]:

@@ -96,18 +96,16 @@ class Rule:
     ):
         """Report ``original`` and, when this rule's fixes are on, return ``replacement``.
 
-        ``imports`` are added for the replacement; ``drop_if_unused`` are removed when
-        the replacement left them unused.
+        ``imports`` are added for the replacement; ``drop_if_unused`` are removed when the
+        replacement left them unused. A replacement built anew rather than from
+        ``updated`` first calls ``ctx.forget_fixes_inside(original)``.
         """
-        self.ctx.report(self, original, message, fixed=self.fixing)
-        if not self.fixing:
-            return updated
-        for spec in imports:
-            self.ctx.add_import(spec)
-        for spec in drop_if_unused:
-            if spec not in self.ctx.imports_to_remove:
-                self.ctx.imports_to_remove.append(spec)
-        return replacement
+        self.ctx.report(
+            self, original, message, fixed=self.fixing,
+            imports=tuple(imports) if self.fixing else (),
+            drops=tuple(drop_if_unused) if self.fixing else (),
+        )
+        return replacement if self.fixing else updated
 
     def flag(self, original: cst.CSTNode, message: str) -> None:
         """Report what cannot be converted, with one TODO comment above its statement."""
@@ -124,11 +122,15 @@ class Rule:
 
 @dataclass
 class _Pending:
+    """A finding before positions are known, with the imports its fix needs or frees."""
+
     rule: type[Rule]
     node: cst.CSTNode
     statement: cst.CSTNode | None
     message: str
     fixed: bool
+    imports: tuple[Import, ...] = ()
+    drops: tuple[Import, ...] = ()
 
 
 @dataclass
@@ -138,8 +140,7 @@ class FileContext:
     unsafe_fixes: bool = False
     target: str = "single"
     aliases: dict[str, str] = field(default_factory=dict)
-    imports_to_add: list[Import] = field(default_factory=list)
-    imports_to_remove: list[Import] = field(default_factory=list)
+    bindings: dict[str, Import] = field(default_factory=dict)
     pending: list[_Pending] = field(default_factory=list)
     statements: list[cst.CSTNode] = field(default_factory=list)
     todos: dict[int, list[tuple[str, str]]] = field(default_factory=dict)
@@ -149,20 +150,24 @@ class FileContext:
         """Record what the local names bound by an import statement refer to."""
         if isinstance(node, cst.Import):
             for alias in node.names:
-                dotted = _dotted(alias.name)
+                dotted = dotted_name(alias.name)
                 if alias.asname is not None:
-                    self.aliases[_asname(alias)] = dotted
+                    local = _asname(alias)
+                    self.aliases[local] = dotted
+                    self.bindings[local] = Import(dotted, asname=local)
                 else:
                     head = dotted.split(".")[0]
                     self.aliases[head] = head
+                    self.bindings[head] = Import(dotted)
             return
         if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
             return
-        module = _dotted(node.module)
+        module = dotted_name(node.module)
         for alias in node.names:
-            name = _dotted(alias.name)
+            name = dotted_name(alias.name)
             local = _asname(alias) if alias.asname is not None else name
             self.aliases[local] = f"{module}.{name}"
+            self.bindings[local] = Import(module, name, local if local != name else None)
 
     def qualname(self, node: cst.CSTNode) -> str | None:
         """``t.cuda.is_available`` -> ``torch.cuda.is_available`` after ``import torch as t``."""
@@ -177,6 +182,13 @@ class FileContext:
             return None
         return ".".join([head, *reversed(parts)])
 
+    def import_behind(self, node: cst.CSTNode) -> list[Import]:
+        """The import that binds the name ``node`` starts from (``tc`` in ``tc.synchronize()``)."""
+        while isinstance(node, (cst.Attribute, cst.Call, cst.Subscript)):
+            node = node.func if isinstance(node, cst.Call) else node.value
+        spec = self.bindings.get(node.value) if isinstance(node, cst.Name) else None
+        return [spec] if spec is not None else []
+
     def binds(self, qualified: str) -> str | None:
         """The local name that refers to ``qualified`` (a module or object), if any."""
         for local, target in self.aliases.items():
@@ -185,20 +197,30 @@ class FileContext:
         return None
 
     # -- imports -------------------------------------------------------------
-    def add_import(self, spec: Import) -> None:
-        if spec not in self.imports_to_add:
-            self.imports_to_add.append(spec)
+    @property
+    def imports_to_add(self) -> list[Import]:
+        return _unique(spec for p in self.pending if p.fixed for spec in p.imports)
+
+    @property
+    def imports_to_remove(self) -> list[Import]:
+        return _unique(spec for p in self.pending if p.fixed for spec in p.drops)
 
     # -- findings --------------------------------------------------------------
     def report(
-        self, rule: Rule, node: cst.CSTNode, message: str, fixed: bool, todo: bool = False
+        self, rule: Rule, node: cst.CSTNode, message: str, fixed: bool, todo: bool = False,
+        imports: tuple[Import, ...] = (), drops: tuple[Import, ...] = (),
     ) -> None:
         statement = self.statements[-1] if self.statements else None
-        self.pending.append(_Pending(type(rule), node, statement, message, fixed))
+        self.pending.append(_Pending(type(rule), node, statement, message, fixed, imports, drops))
         if todo and statement is not None:
             entries = self.todos.setdefault(id(statement), [])
             if all(code != rule.CODE for code, _ in entries):
                 entries.append((rule.CODE, message))
+
+    def forget_fixes_inside(self, node: cst.CSTNode) -> None:
+        """Drop the fixes made in ``node`` or below it (a rule is replacing it whole)."""
+        inside = {id(n) for n in _subtree(node)}
+        self.pending = [p for p in self.pending if not (p.fixed and id(p.node) in inside)]
 
     def attach_todos(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
         """Put the TODO comments flagged inside ``original`` above it, once each."""
@@ -218,11 +240,22 @@ class FileContext:
         return updated.with_changes(leading_lines=[*updated.leading_lines, *new_lines])
 
 
-def _dotted(node: cst.CSTNode) -> str:
+def _unique(items: Iterable) -> list:
+    return list(dict.fromkeys(items))
+
+
+def _subtree(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
+    yield node
+    for child in node.children:
+        yield from _subtree(child)
+
+
+def dotted_name(node: cst.CSTNode) -> str:
+    """``torch.cuda`` for the Name/Attribute chain of an import."""
     if isinstance(node, cst.Name):
         return node.value
     if isinstance(node, cst.Attribute):
-        return f"{_dotted(node.value)}.{node.attr.value}"
+        return f"{dotted_name(node.value)}.{node.attr.value}"
     raise TypeError(f"not a dotted name: {node!r}")
 
 

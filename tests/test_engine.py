@@ -78,6 +78,7 @@ def test_comments_of_removed_statements_move_to_the_next_statement():
     migrated = migrate(
         """\
         import torch
+        print(torch.__version__)
         def setup():
             # speed up convolutions
             torch.backends.cudnn.benchmark = True
@@ -89,6 +90,7 @@ def test_comments_of_removed_statements_move_to_the_next_statement():
     assert migrated == textwrap.dedent(
         """\
         import torch
+        print(torch.__version__)
         def setup():
             # speed up convolutions
             # free memory
@@ -197,7 +199,21 @@ def test_selection_by_prefix():
 
 def test_select_narrows_what_is_rewritten():
     source = "import torch\nd = torch.device('cuda')\nx = x.cuda()\n"
-    assert migrate(source, select=["XLA103"]) == "import torch\nimport torch_xla\n\nd = torch.device('cuda')\nx = x.to(torch_xla.device())\n"
+    assert migrate(source, select=["XLA103"]) == "import torch\nimport torch_xla\nd = torch.device('cuda')\nx = x.to(torch_xla.device())\n"
+
+
+def test_blank_line_before_a_removed_statement_stays():
+    assert migrate("import torch\nx = 1\n\ntorch.cuda.empty_cache()\nprint(x, torch)\n") == (
+        "import torch\nx = 1\n\nprint(x, torch)\n"
+    )
+
+
+def test_imports_that_became_unused_are_removed():
+    source = "import torch.cuda as tc\nimport torch.backends.cudnn as cudnn\ncudnn.benchmark = True\ntc.synchronize()\n"
+    assert migrate(source) == "import torch_xla\ntorch_xla.sync(wait=True)\n"
+    # still used elsewhere: kept
+    kept = "from torch import cuda\ncuda.synchronize()\ns = cuda.Stream()\n"
+    assert migrate(kept).startswith("from torch import cuda\nimport torch_xla\n")
 
 
 def test_rewriter_does_not_import_torch():

@@ -16,8 +16,8 @@ for _ in range(2):
         loss = model(torch.randn(4, 8)).sum()
     scaler.scale(loss).backward()
     scaler.step(optimizer)
-    torch_xla.sync()
     scaler.update()
+    torch_xla.sync()
 
 # TODO(xla-migrate): XLA899 `torch.cuda.amp.autocast` is CUDA mixed precision: use `torch.autocast('xla', dtype=torch.bfloat16)`, which needs no GradScaler; see https://docs.pytorch.org/xla/master/perf/amp.html
 with torch.cuda.amp.autocast(dtype=torch.float16):

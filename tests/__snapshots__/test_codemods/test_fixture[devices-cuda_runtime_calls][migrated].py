@@ -24,4 +24,5 @@ start = time.perf_counter()
 y = x @ x
 torch_xla.sync(wait=True)  # wait for the matmul before reading the clock
 elapsed = time.perf_counter() - start
+
 print(f"{elapsed:.3f}s", y.shape, n_devices, use_bf16, dtype, use_amp)
