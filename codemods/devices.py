@@ -110,6 +110,13 @@ def names_device(name: str) -> bool:
 
 XLA_DEVICE = "torch_xla.device()"
 
+# autocast and GradScaler name a device too, but the mixed-precision rules (XLA4xx) own
+# them: moving them to XLA also changes float16 to bfloat16 and drops the loss scaling.
+AMP_DEVICE_CALLS = frozenset({
+    "torch.autocast", "torch.amp.autocast", "torch.amp.autocast_mode.autocast",
+    "torch.GradScaler", "torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler",
+})
+
 
 class CudaDevice(Rule):
     """``torch.device("cuda...")`` becomes the XLA device.
@@ -175,7 +182,9 @@ class CudaDeviceString(Rule):
     defaults, ``device=`` / ``.to(...)`` arguments and the return values of helpers
     named like ``get_device()``. ``"xla"`` is the guide's
     ``torch.device('xla')`` spelled as a string; ``import torch_xla`` is added so that
-    the XLA backend is registered before the string is used.
+    the XLA backend is registered before the string is used. The device of ``autocast``
+    and ``GradScaler`` is left to the mixed-precision rules (XLA4xx), which change its
+    float16 to bfloat16 with it.
     """
 
     CODE = "XLA102"
@@ -226,6 +235,8 @@ class CudaDeviceString(Rule):
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         func = original.func
+        if self.qualname(func) in AMP_DEVICE_CALLS:
+            return updated
         method = func.attr.value if isinstance(func, cst.Attribute) else ""
         changed = []
         for index, arg in enumerate(original.args):

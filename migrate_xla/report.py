@@ -92,7 +92,7 @@ def closing_line(summary: Summary, mode: str) -> str:
     parts.append(f"{summary.fixed} {('fix' if summary.fixed == 1 else 'fixes') if done else 'fixable'}")
     parts.append(f"{summary.remaining} left for a person")
     if summary.errors:
-        parts.append(f"{summary.errors} could not be read or parsed")
+        parts.append(f"{summary.errors} could not be read, parsed or written")
     line = ", ".join(parts)
     if summary.unsafe_available:
         line += f" ({summary.unsafe_available} hidden unsafe fixes: --unsafe-fixes applies them)"

@@ -637,7 +637,7 @@ def test_bad_files_are_reported_by_name_and_left_alone_while_others_go_on(tmp_pa
     assert set(errors) == set(BAD_FILES)
     for name, (_, message) in BAD_FILES.items():
         assert message in errors[name], errors[name]
-    assert "5 could not be read or parsed" in result.stderr
+    assert "5 could not be read, parsed or written" in result.stderr
     assert "1 of 6 files migrated" in result.stderr  # the read-only file is not counted as migrated
     after = snapshot(tmp_path)
     assert {k: v for k, v in after.items() if k != "good.py"} == {k: v for k, v in before.items() if k != "good.py"}

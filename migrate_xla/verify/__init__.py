@@ -25,8 +25,8 @@ def assert_loss_parity(
 ) -> Result:
     """For test suites: migrate and verify ``script``; fail with the loss table unless it matches.
 
-    ``max_recompilations`` (default 0) also fails when XLA compiled new graphs after the
-    warm-up steps; pass None to ignore recompilations. Other keywords are ``Settings``
+    ``max_recompilations`` (default 0) also fails when XLA compiled new graphs in the
+    second half of the steps (the loop never settles); pass None to ignore recompilations. Other keywords are ``Settings``
     fields (``timeout``, ``rtol``, ``align_rng``, ...).
     """
     result = verify(
@@ -38,5 +38,5 @@ def assert_loss_parity(
         raise AssertionError(f"loss parity failed for {script}\n{table(result)}")
     recompilations = result.migrated.recompilations or 0
     if max_recompilations is not None and recompilations > max_recompilations:
-        raise AssertionError(f"{recompilations} recompilations after warm-up in {script}\n{table(result)}")
+        raise AssertionError(f"{recompilations} recompilations in the second half of the steps of {script}\n{table(result)}")
     return result

@@ -49,11 +49,10 @@ class Recorder:
         self.role: str = config["role"]
         self.record_dir: str = config["record_dir"]
         self.max_steps: int = config["steps"]
-        self.warmup: int = config.get("warmup", 2)
         self.losses: list = []
         self.steps = 0
         self.precisions: set[str] = set()
-        self.compilations_after_warmup_start: int | None = None
+        self.compilations_by_step: list[int] = []  # XLA compilations seen at each step
         self.device = ""
         self.done = False
         self.in_scaler_step = False
@@ -74,8 +73,8 @@ class Recorder:
             self.steps += 1
             if self.steps == 1:
                 self._note_param_precision()
-            if self.role == "migrated" and self.steps == self.warmup + 1:
-                self.compilations_after_warmup_start = _xla_metrics()["compilations"]
+            if self.role == "migrated" and "torch_xla" in sys.modules:
+                self.compilations_by_step.append(_xla_compilations())
             if self.steps >= self.max_steps:
                 self.finish("step-limit")
                 raise StepLimitReached()
@@ -106,10 +105,12 @@ class Recorder:
 
                 torch_xla.sync()  # what the script does after a step; cached, no new graph
                 metrics = _xla_metrics()
-                start = self.compilations_after_warmup_start
-                metrics["recompilations"] = (
-                    metrics["compilations"] - start if start is not None and self.steps > self.warmup else 0
-                )
+                # A steady loop compiles its graphs in its first iterations (a GAN's second
+                # iteration still adds the optimizer state); what is compiled in the second
+                # half of the run means shapes or control flow keep changing.
+                counts = self.compilations_by_step
+                halfway = counts[len(counts) // 2] if len(counts) >= 4 else metrics["compilations"]
+                metrics["recompilations"] = metrics["compilations"] - halfway
                 record.update(metrics)
                 record["ordinal"] = _xla_ordinal()
             else:
@@ -138,10 +139,16 @@ def _precision(seen: set[str]) -> str:
     return "float32"
 
 
+def _xla_compilations() -> int:
+    import torch_xla.debug.metrics as met
+
+    data = met.metric_data("CompileTime")
+    return data[0] if data else 0
+
+
 def _xla_metrics() -> dict:
     import torch_xla.debug.metrics as met
 
-    compile_data = met.metric_data("CompileTime")
     execute_data = met.metric_data("ExecuteTime")
     # .item() shows up as aten::_local_scalar_dense: a host transfer, not a missing lowering.
     fallbacks = {
@@ -150,7 +157,7 @@ def _xla_metrics() -> dict:
         if name.startswith("aten::") and name != "aten::_local_scalar_dense"
     }
     return {
-        "compilations": compile_data[0] if compile_data else 0,
+        "compilations": _xla_compilations(),
         "executions": execute_data[0] if execute_data else 0,
         "host_transfers": met.counter_value("aten::_local_scalar_dense") or 0,
         "cpu_fallback_ops": fallbacks,
@@ -170,66 +177,97 @@ _live_optimizers: "set" = set()
 
 
 # -- random numbers drawn from the CPU generator in both runs ------------------------
-
-RANDOM_FACTORIES = {torch.randn, torch.rand, torch.randint, torch.randperm, torch.normal}
-LIKE_FACTORIES = {torch.randn_like: torch.randn, torch.rand_like: torch.rand}
-RANDOM_FILLS = {
-    torch.Tensor.normal_, torch.Tensor.uniform_, torch.Tensor.bernoulli_, torch.Tensor.random_,
-    torch.Tensor.exponential_, torch.Tensor.geometric_, torch.Tensor.log_normal_, torch.Tensor.cauchy_,
-}
-DROPOUTS = {F.dropout: 0, F.dropout1d: 2, F.dropout2d: 2, F.dropout3d: 2}
+#
+# Plain patches, not the torch function mode: a mode is switched off while its handler
+# runs, so the Tensor.normal_ that nn.init.normal_ calls inside would escape it.
 
 
 def _is_cpu(device) -> bool:
     return device is None or torch.device(device).type == "cpu"
 
 
-def _aligned(func, args, kwargs):
-    """The CPU-generator version of a random call, or NotImplemented to run it as is."""
-    if func in RANDOM_FACTORIES:
+def _factory(original):
+    """torch.randn(..., device=d): drawn on the CPU, then moved to d."""
+
+    def aligned(*args, **kwargs):
         device = kwargs.get("device")
         if _is_cpu(device):
-            return NotImplemented
-        return func(*args, **{**kwargs, "device": "cpu"}).to(device)
-    if func in LIKE_FACTORIES:
-        like = args[0]
-        device = kwargs.pop("device", like.device)
+            return original(*args, **kwargs)
+        requires_grad = kwargs.pop("requires_grad", False)
+        drawn = original(*args, **{**kwargs, "device": "cpu"}).to(device)
+        return drawn.requires_grad_() if requires_grad else drawn
+
+    return aligned
+
+
+def _like_factory(original):
+    """torch.randn_like(x): drawn on the CPU in x's shape, then moved to x's device."""
+
+    def aligned(like, *args, **kwargs):
+        device = kwargs.get("device", like.device)
         if _is_cpu(device):
-            return NotImplemented
-        dtype = kwargs.pop("dtype", like.dtype)
-        return LIKE_FACTORIES[func](like.shape, dtype=dtype, **kwargs).to(device)
-    if func in RANDOM_FILLS:
-        target = args[0]
-        if _is_cpu(target.device):
-            return NotImplemented
-        drawn = func(torch.empty(target.shape, dtype=target.dtype), *args[1:], **kwargs)
+            return original(like, *args, **kwargs)
+        kwargs = {**kwargs, "device": "cpu", "dtype": kwargs.get("dtype", like.dtype)}
+        return original(torch.empty(like.shape, dtype=kwargs["dtype"]), *args, **kwargs).to(device)
+
+    return aligned
+
+
+def _fill(original):
+    """tensor.normal_() and kin on a device tensor: drawn on the CPU, then copied in."""
+
+    def aligned(self, *args, **kwargs):
+        if _is_cpu(self.device):
+            return original(self, *args, **kwargs)
+        drawn = original(torch.empty(self.shape, dtype=self.dtype), *args, **kwargs)
         with torch.no_grad():
-            return target.copy_(drawn)
-    if func is torch.bernoulli and isinstance(args[0], torch.Tensor) and len(args) == 1 and not kwargs:
-        probs = args[0]
+            return self.copy_(drawn)
+
+    return aligned
+
+
+def _bernoulli(original):
+    """torch.bernoulli(p) as ``uniform < p`` with the uniform drawn on the CPU (any device)."""
+
+    def aligned(probs, *args, **kwargs):
+        if args or kwargs or not isinstance(probs, torch.Tensor):
+            return original(probs, *args, **kwargs)
         uniform = torch.rand(probs.shape, dtype=torch.float32).to(probs.device)
         return (uniform < probs).to(probs.dtype)
-    if func in DROPOUTS:
-        return _dropout(func, *args, **kwargs)
-    return NotImplemented
+
+    return aligned
 
 
-def _dropout(func, input, p=0.5, training=True, inplace=False):
-    if not training or p == 0:
-        return input
-    if p == 1:
-        return input.mul(0) if not inplace else input.mul_(0)
-    channel_wise = DROPOUTS[func]
-    shape = list(input.shape)
-    if channel_wise:
-        batched = input.dim() == channel_wise + 2 or (func is F.dropout1d and input.dim() == 3)
-        keep_dims = 2 if batched else 1
-        shape = shape[:keep_dims] + [1] * (len(shape) - keep_dims)
-    keep = torch.empty(shape, dtype=torch.float32).bernoulli_(1 - p)
-    mask = keep.to(device=input.device, dtype=input.dtype)
-    if inplace:
-        return input.mul_(mask).div_(1 - p)
-    return input * mask / (1 - p)
+def _dropout(channel_wise: int):
+    """Dropout with its mask drawn on the CPU, the same way on every device."""
+
+    def aligned(input, p=0.5, training=True, inplace=False):
+        if not training or p == 0:
+            return input
+        if p == 1:
+            return input.mul_(0) if inplace else input.mul(0)
+        shape = list(input.shape)
+        if channel_wise:
+            keep_dims = 2 if input.dim() == channel_wise + 2 else 1  # batched or not
+            shape = shape[:keep_dims] + [1] * (len(shape) - keep_dims)
+        keep = torch.empty(shape, dtype=torch.float32).bernoulli_(1 - p)
+        mask = keep.to(device=input.device, dtype=input.dtype)
+        return input.mul_(mask).div_(1 - p) if inplace else input * mask / (1 - p)
+
+    return aligned
+
+
+def _install_rng_alignment() -> None:
+    for name in ("randn", "rand", "randint", "randperm", "normal"):
+        setattr(torch, name, _factory(getattr(torch, name)))
+    for name in ("randn_like", "rand_like", "randint_like"):
+        setattr(torch, name, _like_factory(getattr(torch, name)))
+    for name in ("normal_", "uniform_", "bernoulli_", "random_", "exponential_", "geometric_",
+                 "log_normal_", "cauchy_"):
+        setattr(torch.Tensor, name, _fill(getattr(torch.Tensor, name)))
+    torch.bernoulli = _bernoulli(torch.bernoulli)
+    for name, channel_wise in (("dropout", 0), ("dropout1d", 1), ("dropout2d", 2), ("dropout3d", 3)):
+        setattr(F, name, _dropout(channel_wise))
 
 
 # -- CUDA emulated on the CPU (reference run without a GPU) ------------------------------
@@ -260,34 +298,24 @@ def _decuda(func, args, kwargs):
     return (args, kwargs) if changed else None
 
 
-class VerifyMode(TorchFunctionMode):
-    """Sees every torch call: aligns random numbers and, under the shim, maps CUDA to CPU."""
-
-    def __init__(self, align_rng: bool, emulate_cuda: bool) -> None:
-        super().__init__()
-        self.align_rng = align_rng
-        self.emulate_cuda = emulate_cuda
+class EmulationMode(TorchFunctionMode):
+    """Sees every torch call of the reference run and maps CUDA devices to the CPU."""
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if self.emulate_cuda:
-            fixed = _decuda(func, args, kwargs)
-            if fixed is not None:
-                args, kwargs = fixed
-        if self.align_rng:
-            result = _aligned(func, args, kwargs)
-            if result is not NotImplemented:
-                return result
+        fixed = _decuda(func, args, kwargs)
+        if fixed is not None:
+            args, kwargs = fixed
         return func(*args, **kwargs)
 
 
-def _enter_in_every_thread(mode: VerifyMode) -> None:
-    """Torch function modes are per thread: push ours in threads the script starts too."""
-    mode.__enter__()
+def _enter_in_every_thread(mode_type: type[TorchFunctionMode]) -> None:
+    """Torch function modes are per thread: push the mode in threads the script starts too."""
+    mode_type().__enter__()
     original_run = threading.Thread.run
 
     def run(self, *args, **kwargs):
-        with VerifyMode(mode.align_rng, mode.emulate_cuda):
+        with mode_type():
             return original_run(self, *args, **kwargs)
 
     threading.Thread.run = run
@@ -449,5 +477,7 @@ def install() -> None:
     if emulate:
         _install_cuda_shim()
     _install_hooks(recorder)
-    if config.get("align_rng", True) or emulate:
-        _enter_in_every_thread(VerifyMode(config.get("align_rng", True), emulate))
+    if config.get("align_rng", True):
+        _install_rng_alignment()
+    if emulate:
+        _enter_in_every_thread(EmulationMode)

@@ -179,12 +179,12 @@ def xla_findings(run: Run) -> list[str]:
     if run.compilations is None or run.error:
         return []
     lines = [
-        f"XLA: {run.compilations} compilations, {run.recompilations} after warm-up, "
+        f"XLA: {run.compilations} compilations, {run.recompilations} in the second half of the steps, "
         f"{run.executions} executions, {len(run.cpu_fallback_ops)} ops fell back to the CPU"
     ]
     if run.recompilations:
         lines.append(
-            f"  recompilation: {run.recompilations} graphs compiled after the warm-up steps; shapes or "
+            f"  recompilation: {run.recompilations} graphs compiled in the second half of the run; shapes or "
             "Python control flow change between steps (pad to fixed shapes, drop_last=True; see the "
             "guide's \"Understanding Recompilations\")"
         )

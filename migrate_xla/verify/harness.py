@@ -46,7 +46,6 @@ class Settings:
     align_rng: bool = True
     rtol: float | None = None
     atol: float | None = None
-    warmup: int = 2
     unsafe_fixes: bool = False
 
 
@@ -176,7 +175,7 @@ def _run_child(role: str, script: Path, extra_path: list[str], args, env, settin
     )
     child_env["XLA_MIGRATE_VERIFY"] = json.dumps(
         {"role": role, "record_dir": str(records), "steps": settings.steps,
-         "warmup": settings.warmup, "align_rng": settings.align_rng}
+         "align_rng": settings.align_rng}
     )
     if role == "migrated":
         child_env["PJRT_DEVICE"] = settings.device or env.get("PJRT_DEVICE") or "CPU"
