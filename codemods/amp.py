@@ -68,7 +68,7 @@ def keyword_arg(name: str, value: cst.BaseExpression) -> cst.Arg:
 
 def atomic(expr: cst.BaseExpression) -> cst.BaseExpression:
     """``expr``, parenthesized when it is moved somewhere a bare operator would bind wrongly."""
-    if expr.lpar or isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseString, cst.Number)):
+    if expr.lpar or isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseString, cst.BaseNumber)):
         return expr
     return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
@@ -292,7 +292,7 @@ def _use(ref: cst.CSTNode, ancestors: tuple) -> tuple[str, cst.CSTNode] | None:
         return "unwrap", call
     if method == "step" and positional and call.args[0] is positional[0]:
         return "step", call
-    if method in ("get_scale", "is_enabled") and not call.args:
+    if method == "get_scale" and not call.args:
         return method, call
     if method == "state_dict" and not call.args:
         if isinstance(p3, cst.DictElement) and p3.value is call:
@@ -303,6 +303,14 @@ def _use(ref: cst.CSTNode, ancestors: tuple) -> tuple[str, cst.CSTNode] | None:
     if method in ("unscale_", "update", "load_state_dict") and isinstance(p3, cst.Expr) and p3.value is call:
         return "remove", p3
     return None
+
+
+def _context(ref: cst.CSTNode, ancestors: tuple) -> cst.CSTNode:
+    """What to quote for a use of a scaler: the call it is passed to, the comparison it is in."""
+    for node in ancestors:
+        if not isinstance(node, (cst.Arg, cst.AssignTarget, cst.Element, cst.Tuple, cst.ComparisonTarget)):
+            return node
+    return ref
 
 
 def _is_shaped(what: str, node: cst.CSTNode, ancestors: tuple) -> bool:
@@ -363,7 +371,7 @@ def _analyse(module: cst.Module) -> ScalerUses:
                 continue
             use = _use(ref, ancestors)
             if use is None:
-                scaler.odd.append(ref)
+                scaler.odd.append(_context(ref, ancestors))
                 continue
             what, node = use
             actions[id(node)] = (scaler, what)
@@ -377,8 +385,10 @@ def _analyse(module: cst.Module) -> ScalerUses:
 class _ScalerRewrite(Rule):
     """Rewrites the uses of the scalers a rule owns the way a disabled GradScaler behaves:
     ``scale(loss)`` is ``loss``, ``step(opt)`` is ``opt.step()``, ``unscale_``, ``update``
-    and ``load_state_dict`` do nothing, ``get_scale()`` is 1.0, ``is_enabled()`` False and
-    ``state_dict()`` empty (a checkpoint's scaler entry goes)."""
+    and ``load_state_dict`` do nothing, ``get_scale()`` is 1.0 and ``state_dict()`` is
+    empty (a checkpoint's scaler entry goes). ``is_enabled()`` is not rewritten: code
+    that reads it (``autocast(enabled=scaler.is_enabled())``) means "mixed precision
+    is on", not "the loss is scaled", so such a scaler stays."""
 
     GUESS = ""  # added to every message
 
@@ -405,7 +415,7 @@ class _ScalerRewrite(Rule):
             rest = list(updated.args[1:])
             replacement = cst.Call(cst.Attribute(atomic(optimizer), cst.Name("step")), rest)
             return self._rewrite(original, updated, replacement, f"`{short(original)}` -> `{code_of(replacement)}`")
-        constant = {"get_scale": "1.0", "is_enabled": "False", "state_dict": "{}"}.get(what or "")
+        constant = {"get_scale": "1.0", "state_dict": "{}"}.get(what or "")
         if constant is not None:
             return self._rewrite(
                 original, updated, parse_expr(constant),
@@ -416,9 +426,9 @@ class _ScalerRewrite(Rule):
     def _remove(self, original, updated):
         if self._owned(original) != "remove":
             return updated
-        what = short(original.value)
-        why = "old checkpoints still load, their scaler state is not needed" if "load_state_dict" in what else "removed"
-        return self._rewrite(original, updated, cst.RemoveFromParent(), f"`{what}` {why}")
+        what = short(original.value if isinstance(original, cst.Expr) else original)
+        old = "; checkpoints saved with a scaler still load" if "load_state_dict" in what else ""
+        return self._rewrite(original, updated, cst.RemoveFromParent(), f"`{what}` removed{old}")
 
     def leave_Expr(self, original: cst.Expr, updated: cst.Expr):
         return self._remove(original, updated)
@@ -430,7 +440,9 @@ class _ScalerRewrite(Rule):
         doomed = {id(u) for o, u in zip(original.elements, updated.elements) if self._owned(o) == "drop"}
         if not doomed:
             return updated
-        entries = ", ".join(short(o) for o, u in zip(original.elements, updated.elements) if id(u) in doomed)
+        entries = ", ".join(
+            f"{code_of(o.key)}: {short(o.value)}" for o, u in zip(original.elements, updated.elements) if id(u) in doomed
+        )
         replacement = updated.with_changes(elements=drop_items(updated.elements, lambda e: id(e) in doomed))
         return self._rewrite(original, updated, replacement, f"`{entries}` removed from the checkpoint")
 
@@ -623,6 +635,16 @@ class Float16ToBfloat16(Rule):
     BEFORE = 'model = Net().half()\nx = x.to(torch.float16)\nparser.add_argument("--dtype", default="float16")\n'
     AFTER = 'model = Net().to(torch.bfloat16)\nx = x.to(torch.bfloat16)\nparser.add_argument("--dtype", default="bfloat16")\n'
 
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
+        self.autocast_dtypes: set[int] = set()  # XLA401 decides these
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.qualname(node.func) in CUDA_AUTOCAST | DEVICE_AUTOCAST:
+            dtype = call_arg(node, 1, "dtype")
+            if dtype is not None:
+                self.autocast_dtypes.add(id(dtype.value))
+
     def _bfloat16(self, original, updated, replacement, imports=()):
         return self.replace(
             original,
@@ -634,7 +656,7 @@ class Float16ToBfloat16(Rule):
         )
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
-        if self.qualname(original) not in HALF:
+        if self.qualname(original) not in HALF or id(original) in self.autocast_dtypes:
             return updated
         return self._bfloat16(original, updated, updated.with_changes(attr=cst.Name("bfloat16")))
 

@@ -12,7 +12,7 @@ from typing import ClassVar
 import libcst as cst
 
 from codemods.devices import EQUAL, code_of, is_cuda_literal
-from codemods.recompilation import append_keyword, find, flag_once
+from codemods.recompilation import append_keyword, find, flag_once, snippet
 from migrate_xla.engine import _drop_removed_lines as drop_removed_lines
 from migrate_xla.rule import SAFE, UNSAFE, Import, Rule, call_arg, string_value
 
@@ -309,7 +309,7 @@ class CudaOnlyApi(Rule):
         flag_once(self, node, message)
 
     def describe(self, node: cst.CSTNode, statement: cst.CSTNode) -> str:
-        return code_of(node)
+        return snippet(node)
 
     def leave_SimpleStatementLine(self, original, updated):
         if self.TRACK:
@@ -575,7 +575,7 @@ class NvtxRange(CudaOnlyApi):
             original,
             updated,
             replacement,
-            f"`{code_of(original)}` -> `{code_of(replacement)}`: the range shows in torch_xla's profiler "
+            f"`{snippet(original)}` -> `{snippet(replacement)}`: the range shows in torch_xla's profiler "
             f"(TensorBoard, xprof); see {PROFILING_DOC}",
             imports=self._imports(),
             drop_if_unused=self.ctx.import_behind(original.func),
@@ -589,7 +589,7 @@ class NvtxRange(CudaOnlyApi):
             marker = cst.Expr(self._trace("Trace", updated.body[0].value.args[0].value))
             self.markers[id(marker)] = "push"
             message = (
-                f"`{code_of(call)}` ... `range_pop()` -> `with {code_of(marker.value)}:` around the "
+                f"`{snippet(call)}` ... `range_pop()` -> `with {snippet(marker.value)}:` around the "
                 f"statements between them: the range shows in torch_xla's profiler; see {PROFILING_DOC}"
             )
         else:
@@ -758,7 +758,7 @@ class TritonKernel(CudaOnlyApi):
     def describe(self, node: cst.CSTNode, statement: cst.CSTNode) -> str:
         if isinstance(statement, cst.FunctionDef):
             return statement.name.value  # @triton.jit: the kernel is what the message is about
-        return code_of(node)
+        return snippet(node)
 
 
 APEX_AMP = (
@@ -904,7 +904,8 @@ class TorchCompileBackend(Rule):
             )
         ]
         if name in INDUCTOR_ONLY or tuning:
-            what = f"`backend={code_of(backend.value)}`" if name in INDUCTOR_ONLY else f"`{code_of(tuning[0])}`"
+            tuned = backend if name in INDUCTOR_ONLY else tuning[0]
+            what = f"`{tuned.keyword.value}={snippet(tuned.value)}`"
             flag_once(
                 self,
                 original,
@@ -923,7 +924,7 @@ class TorchCompileBackend(Rule):
                     for a in updated.args
                 ]
             )
-        return self.replace(original, updated, replacement, self.MESSAGE.format(code=code_of(original)))
+        return self.replace(original, updated, replacement, self.MESSAGE.format(code=snippet(original)))
 
     def leave_Decorator(self, original: cst.Decorator, updated: cst.Decorator):
         if not isinstance(original.decorator, (cst.Name, cst.Attribute)):
@@ -938,5 +939,5 @@ class TorchCompileBackend(Rule):
             original.decorator,
             updated,
             updated.with_changes(decorator=call),
-            self.MESSAGE.format(code="@" + code_of(original.decorator)),
+            self.MESSAGE.format(code="@" + snippet(original.decorator)),
         )

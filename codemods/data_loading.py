@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass, field
+from typing import Iterator
+
 import libcst as cst
 
-from migrate_xla.rule import SAFE, Rule, drop_items, string_value
+from codemods.devices import XLA_DEVICE, code_of, cuda_choice, is_cuda_literal, names_device
+from migrate_xla.rule import PL, SAFE, TORCH_XLA, Rule, drop_items, parse_expr, string_value
 
 PIN_OPTIONS = ("pin_memory", "pin_memory_device")
 
@@ -21,16 +26,31 @@ def _is_pin_memory_entry(element: cst.BaseDictElement) -> bool:
     return isinstance(element, cst.DictElement) and string_value(element.key) in PIN_OPTIONS
 
 
+def _is_pin_memory_call(node: cst.CSTNode) -> bool:
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "pin_memory"
+        and not node.args
+    )
+
+
 class PinMemory(Rule):
     """Pinned host memory is a CUDA transfer optimisation; there is nothing to pin on XLA.
 
     ``tensor.pin_memory()`` crashes without a GPU ("Found no NVIDIA driver"), and
     ``DataLoader(pin_memory=True)`` only warns that no accelerator was found. Host to
     device copies on XLA are overlapped by ``pl.MpDeviceLoader`` instead (guide, "Data
-    Loading"). So ``.pin_memory()`` calls are dropped, and ``pin_memory`` (with its
-    ``pin_memory_device``) arguments and loader-option dict entries are removed.
-    ``pin_memory=False`` already pins nothing and is left as written. ``non_blocking=True``
-    is kept: XLA accepts it.
+    Loading"; XLA302 puts it in). So ``.pin_memory()`` calls are dropped (a statement
+    left with nothing to do, ``x = x.pin_memory()``, goes with them), and ``pin_memory``
+    (with its ``pin_memory_device``) arguments and loader-option dict entries are
+    removed. ``pin_memory=False`` already pins nothing and is left as written.
+
+    ``non_blocking=True`` is kept, everywhere: ``Tensor.to`` accepts it on every device,
+    on XLA it changes nothing (a copy to the device only records data for the next
+    graph), and XLA103 keeps it when it turns ``.cuda(non_blocking=True)`` into
+    ``.to(device, non_blocking=True)``; removing it would be churn with no effect. It
+    disappears only with the ``.to(device)`` calls XLA302 removes.
     """
 
     CODE = "XLA301"
@@ -42,14 +62,18 @@ class PinMemory(Rule):
         "loader = DataLoader(ds, batch_size=64, pin_memory=True)\n"
         "kwargs = {'num_workers': 1, 'pin_memory': True}\n"
         "x = x.pin_memory()\n"
+        "y = y.pin_memory().to(device, non_blocking=True)\n"
     )
-    AFTER = "loader = DataLoader(ds, batch_size=64)\nkwargs = {'num_workers': 1}\nx = x\n"
+    AFTER = (
+        "loader = DataLoader(ds, batch_size=64)\n"
+        "kwargs = {'num_workers': 1}\n"
+        "y = y.to(device, non_blocking=True)\n"
+    )
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
-        func = updated.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "pin_memory" and not updated.args:
+        if _is_pin_memory_call(updated):
             return self.replace(
-                original, updated, func.value, "`.pin_memory()` dropped: nothing to pin on XLA"
+                original, updated, updated.func.value, "`.pin_memory()` dropped: nothing to pin on XLA"
             )
         if not self._pins(original.args, _is_pin_memory_arg):
             return updated
@@ -66,6 +90,23 @@ class PinMemory(Rule):
             original, updated, replacement, "`'pin_memory'` option removed: nothing to pin on XLA"
         )
 
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
+        # `x = x.pin_memory()` would be left as `x = x`: the statement goes (its finding stays)
+        if (
+            self.fixing
+            and len(original.targets) == 1
+            and _is_pin_memory_call(original.value)
+            and code_of(original.value.func.value) == code_of(original.targets[0].target)
+        ):
+            return cst.RemoveFromParent()
+        return updated
+
+    def leave_Expr(self, original: cst.Expr, updated: cst.Expr):
+        # a bare `x.pin_memory()` statement returned a pinned copy nobody kept
+        if self.fixing and _is_pin_memory_call(original.value):
+            return cst.RemoveFromParent()
+        return updated
+
     def _pins(self, items, is_pin_option) -> bool:
         """Whether ``items`` (original arguments or dict elements) ask for pinned memory.
 
@@ -78,3 +119,429 @@ class PinMemory(Rule):
         for value in values:
             self.ctx.forget_fixes_inside(value)
         return True
+
+
+# -- XLA302: the loader of a loop that moves its batches becomes an MpDeviceLoader -------
+
+LOADER_NAME = re.compile(r"loader|(^|_)dl$", re.IGNORECASE)
+ON_DEVICE_ALREADY = re.compile(r"device|xla|^mp_|^para", re.IGNORECASE)  # device_loader, mp_loader, para_loader
+DEVICE_NAME = re.compile(r"(^|_)dev$", re.IGNORECASE)
+DATALOADERS = ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader")
+DEVICE_LOADERS = (
+    "torch_xla.distributed.parallel_loader.MpDeviceLoader",
+    "torch_xla.distributed.parallel_loader.ParallelLoader",
+)
+
+
+def _names_in(node: cst.CSTNode) -> Iterator[cst.Name]:
+    """Every Name that refers to a variable: not ``.attr`` names, not ``keyword=`` names."""
+    if isinstance(node, cst.Name):
+        yield node
+    elif isinstance(node, cst.Attribute):
+        yield from _names_in(node.value)
+    elif isinstance(node, cst.Arg):
+        yield from _names_in(node.value)
+    else:
+        for child in node.children:
+            yield from _names_in(child)
+
+
+def _bound_names(target: cst.BaseExpression) -> list[str] | None:
+    """The names a plain assignment target binds (``x``, ``x, y``), or None for other targets."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)) and all(
+        isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements
+    ):
+        return [e.value.value for e in target.elements]
+    return None
+
+
+def _bindings_in(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The targets of every binding inside ``node`` (assignments, loops, ``with ... as``, ``:=``)."""
+    if isinstance(node, cst.Assign):
+        yield from (t.target for t in node.targets)
+    elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.CompFor)):
+        yield node.target
+    elif isinstance(node, cst.AsName):
+        yield node.name
+    for child in node.children:
+        yield from _bindings_in(child)
+
+
+def _is_enumerate(ctx, node: cst.CSTNode) -> bool:
+    return (
+        isinstance(node, cst.Call) and isinstance(node.func, cst.Name)
+        and node.func.value == "enumerate" and "enumerate" not in ctx.aliases
+    )
+
+
+def _first_arg(call: cst.Call) -> cst.Arg | None:
+    if call.args and call.args[0].keyword is None and not call.args[0].star:
+        return call.args[0]
+    return None
+
+
+@dataclass
+class _LoopPlan:
+    """How one ``for`` loop over a DataLoader is migrated, decided on the original tree."""
+
+    loader: cst.BaseExpression
+    device: str  # the device expression the loader is given, as code
+    guessed: bool  # the loader was recognised by its name only
+    moves: set[int] = field(default_factory=set)  # ids of the `.to(device)` calls that go
+    removals: set[int] = field(default_factory=set)  # ids of the assignments left with nothing to do
+
+
+class MpDeviceLoaderAtLoop(Rule):
+    """A loop that moves each batch to the device iterates ``pl.MpDeviceLoader(loader, device)``.
+
+    Guide, "Data Loading": ``MpDeviceLoader`` copies the next batches to the device in a
+    background thread while the current step runs, and yields them on the device.
+
+    Where the wrapping goes: at the loop, ``for x, y in pl.MpDeviceLoader(loader,
+    device):`` (inside ``enumerate(...)`` or ``tqdm(...)`` when the loop has them), not
+    where the loader is built. The loader variable stays the plain DataLoader, so
+    ``len(loader)``, ``loader.dataset``, ``loader.sampler`` and ``sampler.set_epoch(epoch)``
+    keep working untouched, and loops that must see CPU batches are not affected.
+
+    When the ``.to(device)`` calls go, which is also when the loop is wrapped: only where
+    it is provably the same tensors. The names bound by the loop target (``x, y``, or
+    ``batch``; ``i, (x, y)`` with ``enumerate``) hold the loader's CPU batch until the
+    loop body assigns them, and up to then every use of them must be a plain move,
+    ``x.to(DEVICE)`` / ``x.to(device=DEVICE, non_blocking=...)`` / ``x.cuda(...)``, or
+    ``batch[0].to(DEVICE)``, or ``batch = {k: v.to(DEVICE) for k, v in batch.items()}``;
+    ``x, y = batch`` hands the watch on to ``x`` and ``y``. All moves go to one device
+    (one expression, not reassigned in the loop; CUDA names and ``.cuda()`` mean
+    ``torch_xla.device()``), and that expression is what the loader is given. Then no
+    code ever saw the CPU tensors except to copy them to that device, so taking them from
+    the MpDeviceLoader is the same. A move becomes its receiver; an assignment left as
+    ``x = x`` or ``x, y = x, y`` is removed. A name the body never assigns must not be
+    used after the loop (it would hold a device tensor where it held a CPU one). Any
+    other use (``x.numpy()``, ``lengths`` kept on the CPU for ``pack_padded_sequence``,
+    ``.to(device, dtype)``, a move under an ``if``) leaves the loop as it was: plain
+    iteration with ``.to(device)`` is still correct on XLA, only slower.
+
+    The loader is recognised by its binding in the file (``DataLoader(...)``) or by its
+    name (``train_loader``, ``self.val_dl``; the diagnostic then says it guessed); names
+    bound to an MpDeviceLoader or named like one (``device_loader``, ``mp_loader``) are
+    left alone.
+
+    Syncs: the MpDeviceLoader calls ``torch_xla.sync()`` before it hands out each batch
+    (``PerDeviceLoader.next``, torch_xla 2.9) and once at the end. XLA201 still puts its
+    sync after the optimizer step: the loader's sync then finds nothing pending and runs
+    nothing, while without it a ``loss.item()`` logged after the step would compile and
+    run the forward graph on its own (measured: 3 compilations instead of 2, 26 graph
+    executions instead of 20 for 20 steps with 5 logged). In evaluation loops the
+    loader's sync cuts the graph at each batch, so accumulated metrics do not build one
+    graph over the whole epoch.
+
+    Behaviour to know: the loader is read up to about 24 batches ahead in a thread, so a
+    dataset whose items depend on state the loop changes sees the change later (as with
+    ``num_workers > 0``); and batches come back with tuples as lists.
+    """
+
+    CODE = "XLA302"
+    NAME = "mp-device-loader"
+    SUMMARY = "loops that move batches to the device iterate pl.MpDeviceLoader(loader, device)"
+    FIX = SAFE
+    TRIGGERS = (r"\.to\(", r"\.cuda\(")
+    BEFORE = (
+        "for data, target in train_loader:\n"
+        "    data, target = data.to(device), target.to(device)\n"
+        "    loss = loss_fn(model(data), target)\n"
+    )
+    AFTER = (
+        "import torch_xla.distributed.parallel_loader as pl\n"
+        "for data, target in pl.MpDeviceLoader(train_loader, device):\n"
+        "    loss = loss_fn(model(data), target)\n"
+    )
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.plans: dict[int, _LoopPlan] = {}
+        self.moves: set[int] = set()
+        self.removals: set[int] = set()
+        self.dataloaders: set[str] = set()  # code of the names bound to DataLoader(...)
+        self.device_loaders: set[str] = set()  # code of the names bound to MpDeviceLoader(...)
+        self.module: cst.Module | None = None
+
+    # -- what the file binds -------------------------------------------------------
+    def visit_Module(self, node: cst.Module) -> None:
+        self.module = node
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        value = node.value
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and self.qualname(value.func) is None:
+            value = value.func.value  # pl.ParallelLoader(...).per_device_loader(device)
+        name = self.qualname(value.func) if isinstance(value, cst.Call) else None
+        for target in node.targets:
+            if name in DATALOADERS:
+                self.dataloaders.add(code_of(target.target))
+            elif name in DEVICE_LOADERS:
+                self.device_loaders.add(code_of(target.target))
+
+    # -- the rewrite ----------------------------------------------------------------
+    def visit_For(self, node: cst.For) -> None:
+        plan = self._plan(node)
+        if plan is not None:
+            self.plans[id(node)] = plan
+            self.moves |= plan.moves
+            self.removals |= plan.removals
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call):
+        if id(original) not in self.moves or not self.fixing:
+            return updated
+        self.ctx.forget_fixes_inside(original)  # XLA103's .cuda() or XLA102's "cuda" string in it
+        return updated.func.value
+
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
+        if id(original) not in self.removals or not self.fixing:
+            return updated
+        self.ctx.forget_fixes_inside(original)
+        return cst.RemoveFromParent()
+
+    def leave_For(self, original: cst.For, updated: cst.For):
+        plan = self.plans.pop(id(original), None)
+        if plan is None:
+            return updated
+        loader = code_of(plan.loader)
+        wrapped = parse_expr(f"pl.MpDeviceLoader({loader}, {plan.device})")
+        guess = f" (`{loader}` taken for a DataLoader by its name)" if plan.guessed else ""
+        moved = len(plan.moves)
+        message = (
+            f"`{loader}` -> `pl.MpDeviceLoader({loader}, {plan.device})`: batches arrive on the device, "
+            f"copied while the previous step runs; {moved} `.to()` of the batch tensors removed{guess}"
+        )
+        return self.replace(
+            original,
+            updated,
+            updated.with_changes(iter=self._wrap(updated.iter, plan.loader, wrapped)),
+            message,
+            imports=[PL, TORCH_XLA] if plan.device == XLA_DEVICE else [PL],
+        )
+
+    def _wrap(self, node: cst.BaseExpression, loader: cst.BaseExpression, wrapped) -> cst.BaseExpression:
+        """``node`` (the updated loop iterable) with the loader inside it wrapped."""
+        if isinstance(node, cst.Call) and code_of(node) != code_of(loader):
+            first = node.args[0]
+            return node.with_changes(args=[first.with_changes(value=self._wrap(first.value, loader, wrapped)), *node.args[1:]])
+        return wrapped
+
+    # -- the proof ------------------------------------------------------------------
+    def _plan(self, node: cst.For) -> _LoopPlan | None:
+        if node.asynchronous is not None or node.orelse is not None or not isinstance(node.body, cst.IndentedBlock):
+            return None
+        found = self._loader_and_element(node.iter, node.target)
+        if found is None:
+            return None
+        loader, element, guessed = found
+        names = _bound_names(element)
+        if names is None or len(set(names)) != len(names):
+            return None
+        plan = _LoopPlan(loader=loader, device="", guessed=guessed)
+        watched = set(names)  # names that hold the loader's CPU tensors
+        devices: set[str] = set()
+        for statement in node.body.body:
+            watched = self._follow(statement, watched, plan, devices)
+            if watched is None:
+                return None
+        if not plan.moves or len(devices) != 1:
+            return None
+        plan.device = devices.pop()
+        if self._bound_in(node.body, plan.device):
+            return None
+        left_unassigned = watched & set(names) - {"_"}
+        if left_unassigned and self._used_outside(node, left_unassigned):
+            return None
+        return plan
+
+    def _loader_and_element(self, iterable, target):
+        """(loader expression, the target its items bind, whether guessed) or None."""
+        if _is_enumerate(self.ctx, iterable):
+            first = _first_arg(iterable)
+            if first is None or not isinstance(target, cst.Tuple) or len(target.elements) != 2:
+                return None
+            return self._loader_and_element(first.value, target.elements[1].value)
+        if isinstance(iterable, cst.Call) and (self.qualname(iterable.func) or "").split(".")[0] == "tqdm":
+            first = _first_arg(iterable)
+            return None if first is None else self._loader_and_element(first.value, target)
+        if isinstance(iterable, cst.Call):
+            return (iterable, target, False) if self.qualname(iterable.func) in DATALOADERS else None
+        if not isinstance(iterable, (cst.Name, cst.Attribute)) or self.qualname(iterable) is not None:
+            return None
+        code = code_of(iterable)
+        if code in self.device_loaders:
+            return None
+        if code in self.dataloaders:
+            return iterable, target, False
+        last = iterable.value if isinstance(iterable, cst.Name) else iterable.attr.value
+        if LOADER_NAME.search(last) and not ON_DEVICE_ALREADY.search(last):
+            return iterable, target, True
+        return None
+
+    def _follow(self, statement: cst.BaseStatement, watched: set[str], plan: _LoopPlan, devices: set[str]):
+        """The watched names after ``statement``, or None when it uses one other than to move it."""
+        if not watched:
+            return watched
+        reads: list[cst.CSTNode] = [statement]
+        rebound: set[str] = set()
+        if isinstance(statement, cst.SimpleStatementLine):
+            reads = []
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                    bound = _bound_names(small.targets[0].target)
+                    if bound is not None:
+                        handed_on = self._unpacked(small, watched)
+                        if handed_on:  # x, y = batch
+                            watched = (watched | set(bound)) if True else watched
+                            continue
+                        if self._dict_of_moves(small, watched, plan, devices):
+                            rebound |= set(bound)
+                            continue
+                        reads.append(small.value)
+                        rebound |= set(bound)
+                        self._mark_removal(small, plan)
+                        continue
+                reads.append(small)
+        receivers: set[int] = set()
+        for read in reads:
+            for call in self._moves_in(read, watched, devices):
+                plan.moves.add(id(call))
+                receivers |= {id(n) for n in _names_in(call.func.value)}
+        for read in reads:
+            if any(n.value in watched and id(n) not in receivers for n in _names_in(read)):
+                return None
+        if not isinstance(statement, cst.SimpleStatementLine):
+            if any(n.value in watched for t in _bindings_in(statement) for n in _names_in(t)):
+                return None  # assigned under a condition or in a nested loop: not followed
+        return watched - rebound
+
+    def _unpacked(self, assign: cst.Assign, watched: set[str]) -> bool:
+        """``x, y = batch``: the batch's parts are watched in its place."""
+        value = assign.value
+        target = assign.targets[0].target
+        return isinstance(value, cst.Name) and value.value in watched and isinstance(target, (cst.Tuple, cst.List))
+
+    def _dict_of_moves(self, assign: cst.Assign, watched, plan: _LoopPlan, devices: set[str]) -> bool:
+        """``batch = {k: v.to(device) for k, v in batch.items()}``: a move of the whole batch."""
+        target, value = assign.targets[0].target, assign.value
+        if not (isinstance(target, cst.Name) and target.value in watched and isinstance(value, cst.DictComp)):
+            return False
+        loop = value.for_in
+        pair = _bound_names(loop.target)
+        if loop.ifs or loop.inner_for_in is not None or pair is None or len(pair) != 2:
+            return False
+        items = loop.iter
+        if not (
+            isinstance(items, cst.Call) and not items.args and isinstance(items.func, cst.Attribute)
+            and items.func.attr.value == "items" and isinstance(items.func.value, cst.Name)
+            and items.func.value.value == target.value
+        ):
+            return False
+        key, item = pair
+        move = value.value
+        device = self._move_device(move)
+        if not (
+            isinstance(value.key, cst.Name) and value.key.value == key and device is not None
+            and isinstance(move.func.value, cst.Name) and move.func.value.value == item
+        ):
+            return False
+        devices.add(device)
+        plan.moves.add(id(move))
+        plan.removals.add(id(assign))
+        return True
+
+    def _moves_in(self, node: cst.CSTNode, watched: set[str], devices: set[str]) -> Iterator[cst.Call]:
+        """The plain moves of watched tensors inside ``node``: ``x.to(device)``, ``batch[0].cuda()``."""
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            receiver = node.func.value
+            if isinstance(receiver, cst.Subscript) and len(receiver.slice) == 1:
+                index = receiver.slice[0].slice
+                if isinstance(index, cst.Index) and isinstance(index.value, (cst.Integer, cst.SimpleString)):
+                    receiver = receiver.value
+            device = self._move_device(node)
+            if isinstance(receiver, cst.Name) and receiver.value in watched and device is not None:
+                devices.add(device)
+                yield node
+                return
+        for child in node.children:
+            yield from self._moves_in(child, watched, devices)
+
+    def _move_device(self, call: cst.CSTNode) -> str | None:
+        """The device a plain move goes to, as code (``torch_xla.device()`` for CUDA), else None."""
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)):
+            return None
+        if any(a.star for a in call.args):
+            return None
+        keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
+        positional = [a for a in call.args if a.keyword is None]
+        if call.func.attr.value == "cuda":
+            plain = set(keywords) <= {"device", "non_blocking"} and len(positional) <= 2
+            return XLA_DEVICE if plain else None
+        if call.func.attr.value != "to" or set(keywords) - {"device", "non_blocking"}:
+            return None
+        if len(positional) == 1 and "device" not in keywords:
+            where = positional[0].value
+        elif not positional and "device" in keywords:
+            where = keywords["device"].value
+        else:
+            return None  # .to(device, dtype), .to(tensor), .to()
+        if is_cuda_literal(where) or cuda_choice(where) is not None:
+            return XLA_DEVICE
+        if isinstance(where, cst.Call):
+            name = self.qualname(where.func)
+            if name == "torch_xla.device" and not where.args:
+                return XLA_DEVICE
+            if name == "torch.device" and where.args and is_cuda_literal(where.args[0].value):
+                return XLA_DEVICE
+            return None
+        if isinstance(where, (cst.Name, cst.Attribute)) and self.qualname(where) is None:
+            last = where.value if isinstance(where, cst.Name) else where.attr.value
+            if names_device(last) or DEVICE_NAME.search(last):
+                return code_of(where)
+        return None
+
+    def _mark_removal(self, assign: cst.Assign, plan: _LoopPlan) -> None:
+        """``x = x.to(device)`` and ``x, y = x.to(device), y.to(device)`` go once the moves do."""
+        target, value = assign.targets[0].target, assign.value
+        pairs = [(target, value)]
+        if isinstance(target, (cst.Tuple, cst.List)):
+            if not isinstance(value, (cst.Tuple, cst.List)) or len(value.elements) != len(target.elements):
+                return
+            pairs = [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
+            if any(isinstance(v, cst.StarredElement) for v in value.elements):
+                return
+        for name, moved in pairs:
+            if not (
+                isinstance(moved, cst.Call) and isinstance(moved.func, cst.Attribute)
+                and isinstance(moved.func.value, cst.Name) and isinstance(name, cst.Name)
+                and moved.func.value.value == name.value
+            ):
+                return
+        plan.removals.add(id(assign))
+
+    def _bound_in(self, body: cst.CSTNode, device: str) -> bool:
+        """Whether the loop body assigns the device expression (or the name it starts from)."""
+        root = re.match(r"\w+", device).group(0)
+        for target in _bindings_in(body):
+            if code_of(target) == device or any(n.value == root for n in _names_in(target) if isinstance(target, (cst.Name, cst.Tuple, cst.List))):
+                return True
+        return False
+
+    def _used_outside(self, loop: cst.For, names: set[str]) -> bool:
+        """Whether ``names`` occur in the loop's function (or module) outside the loop."""
+        scope = next(
+            (s for s in reversed(self.ctx.statements) if isinstance(s, cst.FunctionDef)), self.module
+        )
+        if scope is None:
+            return True
+
+        def occurs(node: cst.CSTNode) -> bool:
+            if node is loop:
+                return False
+            if isinstance(node, cst.Name):
+                return node.value in names
+            return any(occurs(child) for child in node.children)
+
+        return occurs(scope)

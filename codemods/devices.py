@@ -462,11 +462,13 @@ class CudaRuntimeCall(Rule):
             kept = updated.left
         else:
             return updated
+        self.ctx.forget_fixes_inside(original.right if kept is updated.left else original.left)
         return kept.with_changes(lpar=updated.lpar, rpar=updated.rpar) if updated.lpar else kept
 
     def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp):
         if not self._is_bf16_check(original.test):
             return updated
+        self.ctx.forget_fixes_inside(original.orelse)  # the branch that goes: no fix made in it stays reported
         return updated.body.with_changes(lpar=updated.lpar, rpar=updated.rpar) if updated.lpar else updated.body
 
     def _seed_line(self, statement: cst.BaseStatement) -> str | None:

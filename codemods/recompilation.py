@@ -48,6 +48,13 @@ def flag_once(rule: Rule, node: cst.CSTNode, message: str) -> None:
         rule.flag(node, message)
 
 
+def snippet(node: cst.CSTNode, limit: int = 60) -> str:
+    """``node``'s code on one line, shortened: what a message (and its TODO comment) quotes."""
+    text = re.sub(r"\s*\n\s*", " ", code_of(node).strip())
+    text = re.sub(r"([(\[{]) ", r"\1", re.sub(r",? ([)\]}])", r"\1", text))
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
+
+
 def innermost_function(statements: Sequence[cst.CSTNode]) -> cst.FunctionDef | None:
     return next((s for s in reversed(statements) if isinstance(s, cst.FunctionDef)), None)
 
@@ -201,7 +208,7 @@ class DataLoaderDropLast(Rule):
         if shuffle is not None and _is_literal(shuffle.value, "True"):
             return "shuffle=True"
         named = next((n for n in names if any(w.startswith("train") for w in _words(n))), None)
-        return f"`{named}`" if named is not None else None
+        return f"`{' '.join(named.split())}`" if named is not None else None
 
 
 # Ops whose result has as many elements as the data says: torch function -> what to do instead.
@@ -291,14 +298,14 @@ class DataDependentShape(Rule):
             return updated
         if self._is_assigned(original):
             message = (
-                f"`{code_of(original)} = ...` assigns through a boolean mask (guessed from the index): "
+                f"`{snippet(original)} = ...` assigns through a boolean mask (guessed from the index): "
                 "XLA computes the positions on the CPU at every step; write "
                 "`x = x.masked_fill(mask, value)` or `x = torch.where(mask, value, x)`, which keep "
                 "the work on the device"
             )
         else:
             message = (
-                f"`{code_of(original)}` indexes with a boolean mask (guessed from the index): the result "
+                f"`{snippet(original)}` indexes with a boolean mask (guessed from the index): the result "
                 "has as many elements as the mask is true, a new shape (and graph) for every count, "
                 f"and XLA computes it on the CPU; {SELECT_HINT}"
             )
@@ -397,7 +404,7 @@ class TensorControlFlow(Rule):
         flag_once(
             self,
             read,
-            f"`{kind}` on `{code_of(read)}` reads a tensor value: the step's graph is cut and run there "
+            f"`{kind}` on `{snippet(read)}` reads a tensor value: the step's graph is cut and run there "
             "to get it (a host sync), and each branch traces another graph; keep the choice on the "
             "device (`torch.where(cond, a, b)`), or check it every N steps after `torch_xla.sync()`; "
             f"see {RECOMPILATION_DOC}",
@@ -457,9 +464,9 @@ class VariableLengthBatch(Rule):
         if self.qualname(original.func) == PAD_SEQUENCE:
             message = "`pad_sequence` pads to the longest sequence of each batch"
         elif padding is not None and (_is_literal(padding.value, "True") or string_value(padding.value) == "longest"):
-            message = f"`padding={code_of(padding.value)}` pads to the longest sequence of each batch"
+            message = f"`padding={snippet(padding.value)}` pads to the longest sequence of each batch"
         elif self._is_longest_length(original):
-            message = f"the collate function pads to `{code_of(original)}`, the longest sequence of the batch"
+            message = f"the collate function pads to `{snippet(original)}`, the longest sequence of the batch"
         if message is not None:
             flag_once(
                 self,

@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from migrate_xla import registry, report
-from migrate_xla.engine import FileResult, MigrationError, Options, migrate_code, migrate_files, options_for
+from migrate_xla.engine import FileResult, MigrationError, Options, migrate_code, migrate_files, options_for, relocate
 from migrate_xla.sources import Found, Source, SourceError, decode, find_sources, write_back, write_copy
 from migrate_xla.verify.command import verify_command
 
@@ -163,6 +163,9 @@ def _write(result: FileResult, mode: str, output: Path | None) -> None:
             write_back(result.source, result.new_text)
         elif mode == "output":
             write_copy(_output_path(result.found, output), result.source, result.new_text)
+        else:
+            return
+        result.diagnostics = relocate(result.diagnostics, result.source.text, result.new_text)
     except SourceError as exc:
         result.error = str(exc)
         result.new_text = None  # not written: not counted as changed

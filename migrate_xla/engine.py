@@ -7,6 +7,8 @@ apply the scheduled imports once, check that the result compiles.
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
 import os
 import re
 from collections import defaultdict
@@ -198,8 +200,10 @@ def _syntax_error(text: str, filename: str, exc: cst.ParserSyntaxError) -> str:
     try:
         compile(text, filename, "exec", dont_inherit=True)
     except SyntaxError as error:
+        if error.lineno is None:  # "source code string cannot contain null bytes"
+            return error.msg
         return f"line {error.lineno}, column {error.offset or 1}: {error.msg}"
-    except ValueError as error:  # null bytes
+    except ValueError as error:  # null bytes, before Python 3.11.4
         return str(error)
     return f"line {exc.raw_line}, column {exc.raw_column + 1}: {exc.message}"
 
@@ -238,7 +242,33 @@ def migrate_file(found: Found, options: Options) -> FileResult:
         result.error = str(exc)
     except RecursionError:
         result.error = "internal error: the file nests too deeply to migrate; left unchanged"
+    except Exception as exc:  # a rule's bug must not stop the other files
+        result.new_text = None
+        result.error = f"internal error: {type(exc).__name__}: {exc}; the file was left unchanged, please report this"
     return result
+
+
+def relocate(diagnostics: list[Diagnostic], old_text: str, new_text: str) -> list[Diagnostic]:
+    """Findings left for a person, moved to their lines in the migrated text.
+
+    After a write the user opens the written file, where added imports and TODO
+    comments shifted the lines. Fixed findings keep their place in the original.
+    """
+    if old_text == new_text or all(d.fixed for d in diagnostics):
+        return diagnostics
+    matcher = difflib.SequenceMatcher(None, old_text.splitlines(), new_text.splitlines(), autojunk=False)
+    blocks = matcher.get_opcodes()
+
+    def new_line(line: int) -> int:
+        for tag, old_start, old_end, new_start, new_end in blocks:
+            if old_start < line <= old_end or (old_start == old_end and line == old_start + 1 and tag == "insert"):
+                if tag == "equal":
+                    return new_start + (line - old_start)
+                if tag != "insert":
+                    return new_start + 1
+        return line
+
+    return [d if d.fixed else dataclasses.replace(d, line=new_line(d.line)) for d in diagnostics]
 
 
 def _migrate_chunk(args: tuple[Found, Options]) -> FileResult:

@@ -1,0 +1,66 @@
+"""Every spelling of CUDA autocast, however imported, as a with and as a decorator."""
+
+from contextlib import nullcontext
+
+import torch
+import torch.nn as nn
+from torch import autocast
+import torch_xla
+
+model = nn.Linear(8, 8).to(torch_xla.device())
+x = torch.randn(4, 8, device="xla")
+use_amp = True
+
+with torch.autocast("xla", dtype=torch.bfloat16):
+    y = model(x)
+with torch.autocast("xla", dtype=torch.bfloat16):
+    y = model(x)
+with torch.autocast("xla", dtype=torch.bfloat16, enabled=use_amp, cache_enabled=False):  # positional enabled, dtype, cache_enabled
+    y = model(x)
+with torch.autocast("xla", dtype=torch.bfloat16, enabled=use_amp):
+    y = model(x)
+with torch.autocast("xla", dtype=torch.bfloat16):
+    y = model(x)
+with torch.autocast("xla", dtype=torch.bfloat16):
+    y = model(x)
+with torch.autocast("xla", dtype=torch.bfloat16):
+    y = model(x)
+with torch.autocast("xla", dtype=torch.bfloat16):
+    y = model(x)
+with torch.autocast('xla', dtype=torch.bfloat16, enabled=use_amp, cache_enabled=False):
+    y = model(x)
+with torch.autocast("xla", dtype=torch.bfloat16):
+    y = model(x)
+with torch.autocast("xla", dtype=torch.bfloat16):
+    y = model(x)
+with torch.autocast("xla", dtype=torch.bfloat16):
+    y = model(x)
+with torch.autocast("xla", dtype=torch.bfloat16, enabled=use_amp):
+    y = model(x)
+
+# The device type comes from a variable, as in nanoGPT.
+device = "xla"
+device_type = "xla"
+ptdtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}["float16"]
+ctx = nullcontext() if device_type == "cpu" else torch.autocast("xla", dtype=torch.bfloat16)
+with ctx:
+    y = model(x)
+
+# A device variable this file does not choose: float16 says it is CUDA autocast.
+def forward(model, batch, dev):
+    with torch.autocast("xla", dtype=torch.bfloat16):
+        return model(batch)
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+
+    @torch.autocast("xla", dtype=torch.bfloat16)
+    def forward(self, x):
+        return self.proj(x)
+
+    @torch.autocast("xla", dtype=torch.bfloat16)
+    def project(self, x):
+        return self.proj(x)

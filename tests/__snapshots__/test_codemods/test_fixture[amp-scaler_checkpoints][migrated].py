@@ -1,0 +1,47 @@
+"""Checkpoints that carry the GradScaler's state: old ones must still load after migration."""
+
+import os
+
+import torch
+import torch_xla
+import torch_xla.distributed.parallel_loader as pl
+
+model = torch.nn.Linear(16, 4).to(torch_xla.device())
+optimizer = torch.optim.Adam(model.parameters())
+
+
+def save_checkpoint(path, epoch):
+    torch.save(
+        {
+            "epoch": epoch,
+            "model": model.state_dict(),
+            "optimizer": optimizer.state_dict(),
+        },
+        path,
+    )
+
+
+def save_small(path):
+    state = {"model": model.state_dict()}
+    torch.save(state, path)
+
+
+def load_checkpoint(path):
+    if not os.path.exists(path):
+        return 0
+    checkpoint = torch.load(path, map_location="cpu")
+    model.load_state_dict(checkpoint["model"])
+    optimizer.load_state_dict(checkpoint["optimizer"])
+    if "scaler" in checkpoint:
+        pass
+    return checkpoint["epoch"]
+
+
+def train(loader):
+    for x, y in pl.MpDeviceLoader(loader, torch_xla.device()):
+        optimizer.zero_grad()
+        with torch.autocast("xla", dtype=torch.bfloat16):
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        torch_xla.sync()
