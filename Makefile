@@ -17,11 +17,14 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[verify,dev]'
 	touch $(STAMP)
 
-# Migrate the bundled GPU example into a temporary folder: show the diff and the findings.
+# Migrate the bundled GPU example into a temporary folder (the diff and the findings),
+# then verify it: the original on the CPU with CUDA emulated against the migration on
+# CPU PJRT, step by step; a table, a JSON report and a plot of both loss curves.
 demo: $(STAMP)
 	$(BIN)/xla-migrate --diff --exit-zero fixtures/examples/mnist_cnn.py
 	$(BIN)/xla-migrate --exit-zero --stats -o $(DEMO_OUT) fixtures/examples/mnist_cnn.py
-	@echo "migrated copy: $(DEMO_OUT)/mnist_cnn.py"
+	$(BIN)/xla-migrate verify fixtures/examples/mnist_cnn.py --steps 10 --json $(DEMO_OUT)/verify.json --plot $(DEMO_OUT)/loss.png
+	@echo "migrated copy: $(DEMO_OUT)/mnist_cnn.py; verification: $(DEMO_OUT)/verify.json, $(DEMO_OUT)/loss.png"
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

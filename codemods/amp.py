@@ -308,7 +308,7 @@ def _use(ref: cst.CSTNode, ancestors: tuple) -> tuple[str, cst.CSTNode] | None:
 def _context(ref: cst.CSTNode, ancestors: tuple) -> cst.CSTNode:
     """What to quote for a use of a scaler: the call it is passed to, the comparison it is in."""
     for node in ancestors:
-        if not isinstance(node, (cst.Arg, cst.AssignTarget, cst.Element, cst.Tuple, cst.ComparisonTarget)):
+        if not isinstance(node, (cst.Arg, cst.AssignTarget, cst.Element, cst.Tuple, cst.ComparisonTarget, cst.Attribute)):
             return node
     return ref
 

@@ -306,27 +306,35 @@ class MpDeviceLoaderAtLoop(Rule):
         if plan is None:
             return updated
         loader = code_of(plan.loader)
-        wrapped = parse_expr(f"pl.MpDeviceLoader({loader}, {plan.device})")
         guess = f" (`{loader}` taken for a DataLoader by its name)" if plan.guessed else ""
-        moved = len(plan.moves)
+        moves = len(plan.moves)
         message = (
             f"`{loader}` -> `pl.MpDeviceLoader({loader}, {plan.device})`: batches arrive on the device, "
-            f"copied while the previous step runs; {moved} `.to()` of the batch tensors removed{guess}"
+            f"copied while the previous step runs; {moves} move{'s' if moves > 1 else ''} of the batch "
+            f"to the device removed{guess}"
         )
         return self.replace(
             original,
             updated,
-            updated.with_changes(iter=self._wrap(updated.iter, plan.loader, wrapped)),
+            updated.with_changes(iter=self._wrap(updated.iter, parse_expr(plan.device))),
             message,
             imports=[PL, TORCH_XLA] if plan.device == XLA_DEVICE else [PL],
         )
 
-    def _wrap(self, node: cst.BaseExpression, loader: cst.BaseExpression, wrapped) -> cst.BaseExpression:
+    def _wrap(self, node: cst.BaseExpression, device: cst.BaseExpression) -> cst.BaseExpression:
         """``node`` (the updated loop iterable) with the loader inside it wrapped."""
-        if isinstance(node, cst.Call) and code_of(node) != code_of(loader):
+        if self._passes_items_through(node):  # enumerate(loader), tqdm(loader)
             first = node.args[0]
-            return node.with_changes(args=[first.with_changes(value=self._wrap(first.value, loader, wrapped)), *node.args[1:]])
-        return wrapped
+            return node.with_changes(args=[first.with_changes(value=self._wrap(first.value, device)), *node.args[1:]])
+        return cst.Call(
+            func=parse_expr("pl.MpDeviceLoader"),
+            args=[cst.Arg(node, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), cst.Arg(device)],
+        )
+
+    def _passes_items_through(self, node: cst.CSTNode) -> bool:
+        return _is_enumerate(self.ctx, node) or (
+            isinstance(node, cst.Call) and (self.qualname(node.func) or "").split(".")[0] == "tqdm"
+        )
 
     # -- the proof ------------------------------------------------------------------
     def _plan(self, node: cst.For) -> _LoopPlan | None:
@@ -351,21 +359,22 @@ class MpDeviceLoaderAtLoop(Rule):
         plan.device = devices.pop()
         if self._bound_in(node.body, plan.device):
             return None
-        left_unassigned = watched & set(names) - {"_"}
+        left_unassigned = watched - {"_"}
         if left_unassigned and self._used_outside(node, left_unassigned):
             return None
         return plan
 
     def _loader_and_element(self, iterable, target):
         """(loader expression, the target its items bind, whether guessed) or None."""
-        if _is_enumerate(self.ctx, iterable):
+        if self._passes_items_through(iterable):
             first = _first_arg(iterable)
-            if first is None or not isinstance(target, cst.Tuple) or len(target.elements) != 2:
+            if first is None:
+                return None
+            if not _is_enumerate(self.ctx, iterable):
+                return self._loader_and_element(first.value, target)
+            if not isinstance(target, cst.Tuple) or len(target.elements) != 2:
                 return None
             return self._loader_and_element(first.value, target.elements[1].value)
-        if isinstance(iterable, cst.Call) and (self.qualname(iterable.func) or "").split(".")[0] == "tqdm":
-            first = _first_arg(iterable)
-            return None if first is None else self._loader_and_element(first.value, target)
         if isinstance(iterable, cst.Call):
             return (iterable, target, False) if self.qualname(iterable.func) in DATALOADERS else None
         if not isinstance(iterable, (cst.Name, cst.Attribute)) or self.qualname(iterable) is not None:
@@ -394,14 +403,14 @@ class MpDeviceLoaderAtLoop(Rule):
                     if bound is not None:
                         handed_on = self._unpacked(small, watched)
                         if handed_on:  # x, y = batch
-                            watched = (watched | set(bound)) if True else watched
+                            watched = watched | set(bound)
                             continue
                         if self._dict_of_moves(small, watched, plan, devices):
                             rebound |= set(bound)
                             continue
                         reads.append(small.value)
                         rebound |= set(bound)
-                        self._mark_removal(small, plan)
+                        self._mark_removal(small, watched, plan)
                         continue
                 reads.append(small)
         receivers: set[int] = set()
@@ -502,7 +511,7 @@ class MpDeviceLoaderAtLoop(Rule):
                 return code_of(where)
         return None
 
-    def _mark_removal(self, assign: cst.Assign, plan: _LoopPlan) -> None:
+    def _mark_removal(self, assign: cst.Assign, watched: set[str], plan: _LoopPlan) -> None:
         """``x = x.to(device)`` and ``x, y = x.to(device), y.to(device)`` go once the moves do."""
         target, value = assign.targets[0].target, assign.value
         pairs = [(target, value)]
@@ -514,9 +523,8 @@ class MpDeviceLoaderAtLoop(Rule):
                 return
         for name, moved in pairs:
             if not (
-                isinstance(moved, cst.Call) and isinstance(moved.func, cst.Attribute)
-                and isinstance(moved.func.value, cst.Name) and isinstance(name, cst.Name)
-                and moved.func.value.value == name.value
+                isinstance(name, cst.Name) and name.value in watched and self._move_device(moved) is not None
+                and isinstance(moved.func.value, cst.Name) and moved.func.value.value == name.value
             ):
                 return
         plan.removals.add(id(assign))

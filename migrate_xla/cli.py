@@ -57,7 +57,8 @@ def _codes(values: tuple[str, ...]) -> list[str]:
 @click.option("--diff", is_flag=True, help="Print a unified diff; write nothing.")
 @click.option("--check", is_flag=True, help="Print findings (path:line:col: CODE message); write nothing.")
 @click.option("-o", "--output", type=click.Path(path_type=Path, file_okay=False), help="Write migrated copies under DIR, mirroring the tree.")
-@click.option("--target", type=click.Choice(["single", "multiprocess", "spmd"]), default="single", show_default=True, help="One XLA device, the torch_xla.launch form, or SPMD data parallelism.")
+# The torch_xla.launch ("multiprocess") and SPMD targets come with the distributed rules (XLA6xx).
+@click.option("--target", type=click.Choice(["single"]), default="single", show_default=True, help="One XLA device (the multi-process and SPMD forms are not there yet).")
 @click.option("--select", multiple=True, metavar="CODES", help="Only these rule codes or prefixes (XLA1, XLA101), comma-separated.")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rule codes or prefixes.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change behaviour.")

@@ -318,9 +318,11 @@ def test_unknown_rule_prefix_is_a_usage_error(tmp_path, cli, option):
 
 def test_unsafe_fixes_and_target_are_accepted(tmp_path, cli):
     path = write(tmp_path / "train.py", FIXABLE)
-    assert cli("--unsafe-fixes", "--target", "spmd", str(path)).exit_code == 1
+    assert cli("--unsafe-fixes", "--target", "single", str(path)).exit_code == 1
     assert is_migrated(path.read_text())
     assert cli("--target", "gpu", str(path)).exit_code == 2
+    # the multi-process and SPMD forms come with the distributed rules; until then they are refused
+    assert cli("--target", "spmd", str(path)).exit_code == 2
 
 
 def test_unsafe_fixes_reach_the_engine(tmp_path, cli, monkeypatch):
@@ -333,9 +335,9 @@ def test_unsafe_fixes_reach_the_engine(tmp_path, cli, monkeypatch):
 
     monkeypatch.setattr(cli_module, "migrate_files", spy)
     write(tmp_path / "train.py", CLEAN)
-    cli("--unsafe-fixes", "--target", "multiprocess", str(tmp_path))
+    cli("--unsafe-fixes", "--target", "single", str(tmp_path))
     cli(str(tmp_path))
-    assert [(o.unsafe_fixes, o.target) for o in seen] == [(True, "multiprocess"), (False, "single")]
+    assert [(o.unsafe_fixes, o.target) for o in seen] == [(True, "single"), (False, "single")]
 
 
 # -- jobs --------------------------------------------------------------------------------
