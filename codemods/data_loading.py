@@ -169,6 +169,17 @@ def _bindings_in(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         yield from _bindings_in(child)
 
 
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def _params(params: cst.Parameters) -> list[cst.Param]:
+    star = [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return [*params.posonly_params, *params.params, *params.kwonly_params, *star]
+
+
 def _is_enumerate(ctx, node: cst.CSTNode) -> bool:
     return (
         isinstance(node, cst.Call) and isinstance(node.func, cst.Name)
@@ -538,18 +549,30 @@ class MpDeviceLoaderAtLoop(Rule):
         return False
 
     def _used_outside(self, loop: cst.For, names: set[str]) -> bool:
-        """Whether ``names`` occur in the loop's function (or module) outside the loop."""
+        """Whether ``names`` are read in the loop's function (or module) outside the loop.
+
+        Plain rebinding (``for data in other_loader``, ``data = ...``) is no read, nor is a
+        name of a nested function that binds it itself; any other occurrence counts.
+        """
         scope = next(
             (s for s in reversed(self.ctx.statements) if isinstance(s, cst.FunctionDef)), self.module
         )
         if scope is None:
             return True
+        targets = {id(t) for t in _bindings_in(scope) if isinstance(t, cst.Name)}
 
-        def occurs(node: cst.CSTNode) -> bool:
-            if node is loop:
+        def read(node: cst.CSTNode) -> bool:
+            if node is loop or id(node) in targets:
                 return False
             if isinstance(node, cst.Name):
                 return node.value in names
-            return any(occurs(child) for child in node.children)
+            if isinstance(node, (cst.FunctionDef, cst.Lambda)) and node is not scope:
+                own = {p.name.value for p in _params(node.params)} | {
+                    n.value for t in _bindings_in(node) for n in _names_in(t) if isinstance(t, cst.Name)
+                }
+                shared = {n.value for g in _walk(node) if isinstance(g, (cst.Global, cst.Nonlocal)) for n in (a.name for a in g.names)}
+                if names <= own - shared:
+                    return False
+            return any(read(child) for child in node.children)
 
-        return occurs(scope)
+        return read(scope)

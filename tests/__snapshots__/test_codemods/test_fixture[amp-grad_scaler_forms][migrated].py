@@ -8,23 +8,21 @@ class Trainer:
     def __init__(self, model, optimizer, config):
         self.model = model
         self.optimizer = optimizer
-        # TODO(xla-migrate): XLA402 `self.scaler` is also used in a way xla-migrate does not convert (`self.scaler.is_enabled`), so it stays, on the XLA device; bfloat16 needs no loss scaling: remove it and write `loss.backward()` and `optimizer.step()` for its calls; see https://docs.pytorch.org/xla/master/perf/amp.html
-        self.scaler = torch.amp.GradScaler("xla", enabled=config.amp)
+        self.use_amp = config.amp
         self.accumulation = config.accumulation
 
     def train_step(self, step, batch, target):
-        with torch.autocast("xla", dtype=torch.bfloat16, enabled=self.scaler.is_enabled()):
+        with torch.autocast("xla", dtype=torch.bfloat16, enabled=self.use_amp):
             loss = self.model(batch, target) / self.accumulation
-        self.scaler.scale(loss).backward()
+        loss.backward()
         if (step + 1) % self.accumulation == 0:
-            self.scaler.step(self.optimizer)
-            self.scaler.update()
+            self.optimizer.step()
             torch_xla.sync()
             self.optimizer.zero_grad()
         return loss.detach()
 
     def log(self, step, loss):
-        print(f"{step}: loss {loss.item():.3f}, loss scale {self.scaler.get_scale()}")
+        print(f"{step}: loss {loss.item():.3f}, loss scale {1.0}")
 
 
 def fine_tune(model, loader, lr=1e-4):

@@ -37,3 +37,18 @@ def optional(model, loader, use_amp):
             loss.backward()
             optimizer.step()
             torch_xla.sync()
+
+
+class AmpTrainer:
+    def __init__(self, use_amp):
+        # TODO(xla-migrate): XLA402 `self.scaler` is also used in a way xla-migrate does not convert (`self.scaler.is_enabled()`), so it stays, on the XLA device; bfloat16 needs no loss scaling: remove it and write `loss.backward()` and `optimizer.step()` for its calls; see https://docs.pytorch.org/xla/master/perf/amp.html
+        self.scaler = torch.amp.GradScaler("xla", enabled=use_amp)
+
+    def step(self, model, x, y, optimizer):
+        # is_enabled() says whether mixed precision is on: a disabled scaler would say no
+        with torch.autocast("xla", dtype=torch.bfloat16, enabled=self.scaler.is_enabled()):
+            loss = model(x, y)
+        self.scaler.scale(loss).backward()
+        self.scaler.step(optimizer)
+        self.scaler.update()
+        torch_xla.sync()
