@@ -269,14 +269,18 @@ def _scaler_device(names: FileContext, call: cst.Call) -> str | None:
     return "xla" if value.startswith("xla") else "other"
 
 
-def _binding(call: cst.Call, ancestors: tuple) -> str | None:
-    """The name ``call`` is assigned to: ``scaler = GradScaler()``, ``self.scaler: ... = ...``."""
-    parent = ancestors[0] if ancestors else None
-    if isinstance(parent, cst.Assign) and parent.value is call and len(parent.targets) == 1:
-        return _target_key(parent.targets[0].target)
-    if isinstance(parent, cst.AnnAssign) and parent.value is call:
-        return _target_key(parent.target)
-    return None
+def _binding(call: cst.Call, ancestors: tuple) -> tuple[str | None, cst.CSTNode | None, bool]:
+    """The name ``call`` is assigned to (``scaler = GradScaler()``, ``self.scaler: ... =
+    ...``) and the assignment; or the name and assignment of an expression around it
+    (``scaler = GradScaler() if amp else None``), which the rule cannot remove."""
+    for depth, node in enumerate(ancestors):
+        if isinstance(node, cst.Assign) and len(node.targets) == 1:
+            return _target_key(node.targets[0].target), node, depth == 0
+        if isinstance(node, cst.AnnAssign):
+            return _target_key(node.target), node, depth == 0
+        if isinstance(node, cst.BaseStatement):
+            break
+    return None, None, False
 
 
 def _use(ref: cst.CSTNode, ancestors: tuple) -> tuple[str, cst.CSTNode] | None:
@@ -326,6 +330,7 @@ def _analyse(module: cst.Module) -> ScalerUses:
     names = FileContext()
     refs: dict[str, list[tuple[cst.CSTNode, tuple]]] = defaultdict(list)
     calls: list[tuple[cst.Call, tuple]] = []
+    functions: dict[str, cst.FunctionDef | None] = {}  # module-level functions; None: defined twice
     for node, ancestors in _walk(module):
         if isinstance(node, (cst.Import, cst.ImportFrom)):
             names.learn_import(node)
@@ -338,6 +343,8 @@ def _analyse(module: cst.Module) -> ScalerUses:
                 refs[key].append((node, ancestors))
         elif isinstance(node, cst.Call):
             calls.append((node, ancestors))
+        elif isinstance(node, cst.FunctionDef) and isinstance(ancestors[0], cst.Module):
+            functions[node.name.value] = None if node.name.value in functions else node
 
     uses = ScalerUses()
     bindings: set[int] = set()  # the assignments that make a scaler
@@ -345,41 +352,105 @@ def _analyse(module: cst.Module) -> ScalerUses:
         device = _scaler_device(names, call)
         if device is None:
             continue
-        key = _binding(call, ancestors)
+        key, assignment, exact = _binding(call, ancestors)
         scaler = uses.scalers.setdefault(key, Scaler(key)) if key is not None else None
         if scaler is not None:
             scaler.devices.add(device)
             scaler.constructors.append(call)
-            bindings.add(id(ancestors[0]))
+            if exact:
+                bindings.add(id(assignment))
+            else:
+                scaler.odd.append(assignment)
         elif device in ("cuda", "xla"):
             uses.loose = True
         if device == "cuda":
             uses.constructors[id(call)] = scaler
 
-    for key, found in refs.items():
-        scaler = uses.scalers.get(key)
-        if scaler is None and "scaler" not in key.rsplit(".", 1)[-1].lower():
-            continue
-        scaler = scaler or Scaler(key)
-        actions = {}
-        for ref, ancestors in found:
+    for key, scaler in uses.scalers.items():  # the scalers made here: every use must have a meaning
+        for ref, ancestors in refs[key]:
             parent = ancestors[0] if ancestors else None
-            owner = ancestors[1] if len(ancestors) > 1 else None
-            if isinstance(parent, cst.AssignTarget) and id(owner) in bindings:
+            if isinstance(parent, cst.AssignTarget) and id(ancestors[1]) in bindings:
                 continue
             if isinstance(parent, cst.AnnAssign) and parent.target is ref and id(parent) in bindings:
                 continue
-            use = _use(ref, ancestors)
-            if use is None:
+            actions = _uses_of(ref, ancestors) or _passed_on(ref, ancestors, key, refs, functions)
+            if actions is None:
                 scaler.odd.append(_context(ref, ancestors))
                 continue
-            what, node = use
-            actions[id(node)] = (scaler, what)
-            scaler.shaped = scaler.shaped or _is_shaped(what, node, ancestors)
-        if scaler.devices or scaler.shaped:
+            uses.actions.update((node, (scaler, what)) for node, (what, _) in actions.items())
+
+    for key, found in refs.items():  # scaler-named values made elsewhere: used as a GradScaler is
+        if key in uses.scalers or "scaler" not in key.rsplit(".", 1)[-1].lower():
+            continue
+        scaler, actions = Scaler(key), {}
+        for ref, ancestors in found:
+            use = _use(ref, ancestors)
+            if use is None or id(use[1]) in uses.actions:  # no meaning, or a scaler made here owns it
+                continue
+            actions[id(use[1])] = (scaler, use[0])
+            scaler.shaped = scaler.shaped or _is_shaped(*use, ancestors)
+        if scaler.shaped:
             uses.scalers[key] = scaler
             uses.actions.update(actions)
     return uses
+
+
+def _uses_of(ref: cst.CSTNode, ancestors: tuple) -> dict[int, tuple[str, cst.CSTNode]] | None:
+    use = _use(ref, ancestors)
+    return None if use is None else {id(use[1]): use}
+
+
+def _passed_on(ref, ancestors, key: str, refs, functions) -> dict[int, tuple[str, cst.CSTNode]] | None:
+    """``train(model, scaler)`` where ``train`` is a function of this file that only uses the
+    scaler as a GradScaler: its parameter goes, so does the argument at every call of it."""
+    arg, call = (*ancestors, None, None)[:2]
+    if not (isinstance(arg, cst.Arg) and arg.value is ref and isinstance(call, cst.Call) and isinstance(call.func, cst.Name)):
+        return None
+    function = functions.get(call.func.value)
+    param = _parameter(function, call, arg) if function is not None else None
+    if param is None:
+        return None
+    actions = {id(param): ("drop-param", param)}
+    for site_ref, site_ancestors in refs[function.name.value]:  # every use of the function passes the scaler
+        site = site_ancestors[0] if site_ancestors else None
+        site_arg = _argument(site, function, param) if isinstance(site, cst.Call) and site.func is site_ref else None
+        if site_arg is None or _target_key(site_arg.value) != key:
+            return None
+        actions[id(site_arg)] = ("drop-arg", site_arg)
+    for node, inner in _walk(function.body):
+        if isinstance(node, cst.Name) and node.value == param.name.value and _is_reference(node, inner[0] if inner else None):
+            use = _use(node, inner)
+            if use is None:
+                return None
+            actions[id(use[1])] = use
+    return actions
+
+
+def _positional_params(function: cst.FunctionDef) -> list[cst.Param]:
+    return [*function.params.posonly_params, *function.params.params]
+
+
+def _parameter(function: cst.FunctionDef, call: cst.Call, arg: cst.Arg) -> cst.Param | None:
+    """The parameter of ``function`` that ``arg`` of ``call`` binds."""
+    if any(a.star for a in call.args):
+        return None
+    if arg.keyword is not None:
+        named = (*function.params.params, *function.params.kwonly_params)
+        return next((p for p in named if p.name.value == arg.keyword.value), None)
+    params = _positional_params(function)
+    index = call.args.index(arg)
+    return params[index] if index < len(params) else None
+
+
+def _argument(call: cst.Call, function: cst.FunctionDef, param: cst.Param) -> cst.Arg | None:
+    """The argument of ``call`` that binds ``param`` of ``function``."""
+    if any(a.star for a in call.args):
+        return None
+    params = _positional_params(function)
+    positional = [a for a in call.args if a.keyword is None]
+    if param in params and params.index(param) < len(positional):
+        return positional[params.index(param)]
+    return next((a for a in call.args if a.keyword is not None and a.keyword.value == param.name.value), None)
 
 
 class _ScalerRewrite(Rule):
@@ -407,6 +478,11 @@ class _ScalerRewrite(Rule):
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         what = self._owned(original)
+        if what is None and any(self._owned(a) == "drop-arg" for a in original.args):
+            doomed = {id(u) for o, u in zip(original.args, updated.args) if self._owned(o) == "drop-arg"}
+            names = ", ".join(f"`{code_of(o.value)}`" for o in original.args if self._owned(o) == "drop-arg")
+            replacement = updated.with_changes(args=drop_items(updated.args, lambda a: id(a) in doomed))
+            return self._rewrite(original, updated, replacement, f"{names} no longer passed to `{code_of(original.func)}()`")
         if what == "unwrap":
             value = updated.args[0].value
             return self._rewrite(original, updated, atomic(value), f"`{short(original)}` -> `{code_of(value)}`")
@@ -436,6 +512,18 @@ class _ScalerRewrite(Rule):
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
         return self._remove(original, updated)
 
+    def leave_Parameters(self, original: cst.Parameters, updated: cst.Parameters):
+        changes = {}
+        for name in ("posonly_params", "params", "kwonly_params"):
+            pairs = list(zip(getattr(original, name), getattr(updated, name)))
+            doomed = {id(u) for o, u in pairs if self._owned(o) == "drop-param"}
+            if doomed:
+                changes[name] = drop_items(getattr(updated, name), lambda p: id(p) in doomed)
+                gone = ", ".join(f"`{o.name.value}`" for o, u in pairs if id(u) in doomed)
+        if not changes:
+            return updated
+        return self._rewrite(original, updated, updated.with_changes(**changes), f"parameter {gone} removed, with its GradScaler")
+
     def leave_Dict(self, original: cst.Dict, updated: cst.Dict):
         doomed = {id(u) for o, u in zip(original.elements, updated.elements) if self._owned(o) == "drop"}
         if not doomed:
@@ -459,8 +547,11 @@ class GradScalerRemoved(_ScalerRewrite):
     ``update`` go (gradient clipping after ``unscale_`` stays), ``scaler.step(opt)`` ->
     ``opt.step()`` (XLA201 then puts the sync after it). Checkpoints: a ``"scaler":
     scaler.state_dict()`` entry goes and ``scaler.load_state_dict(...)`` is removed, so
-    checkpoints written before the migration still load. A scaler used any other way
-    (passed to a function, tested for None) is kept, moved to the XLA device and flagged.
+    checkpoints written before the migration still load. A scaler passed to a function
+    of this file that uses it only in these ways (``train(model, loader, scaler)``) goes
+    with that parameter and the argument at every call. A scaler used any other way
+    (passed elsewhere, tested for None, ``is_enabled()``) is kept, moved to the XLA
+    device and flagged.
     """
 
     CODE = "XLA402"

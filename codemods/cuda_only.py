@@ -7,7 +7,7 @@ only exists on NVIDIA GPUs must be replaced by a person. These rules say where.
 from __future__ import annotations
 
 import re
-from typing import ClassVar
+from typing import Callable, ClassVar
 
 import libcst as cst
 
@@ -241,9 +241,10 @@ class CudaOnlyApi(Rule):
         self.tracked: dict[str, str] = {}  # local name -> the API its value came from
         self.not_references: set[int] = set()  # names that bind or are attributes, not references
         self.keys = sorted(self.APIS, key=len, reverse=True)
+        self.roots = {key.split(".")[0] for key in self.APIS}  # a quick no for most names
 
     def api_of(self, name: str | None) -> str | None:
-        if name is None:
+        if name is None or name.split(".", 1)[0] not in self.roots:
             return None
         for key in self.keys:
             stem = key.rstrip(".")
@@ -281,16 +282,14 @@ class CudaOnlyApi(Rule):
     def _check(self, node: cst.Name | cst.Attribute) -> None:
         if id(node) in self.not_references or not self.ctx.statements:
             return
-        statement = self.ctx.statements[-1]
-        if id(statement) in self.flagged or _is_import_line(statement):
-            return
         api = self.api_of(self.qualname(node))
         source = None
-        if api is None and self.tracked:
-            source = self.tracked.get(_dotted(node) or "")
+        if api is None:
+            source = self.tracked.get(_dotted(node) or "") if self.tracked else None
             if source is None:
                 return
-        elif api is None:
+        statement = self.ctx.statements[-1]
+        if id(statement) in self.flagged or _is_import_line(statement):
             return
         inner = node.value if isinstance(node, cst.Attribute) else None
         while isinstance(inner, (cst.Attribute, cst.Name)):  # `torch.cuda` of `torch.cuda.Stream`
@@ -301,15 +300,15 @@ class CudaOnlyApi(Rule):
         if self.SKIP_INSIDE and any(id(s) in self.flagged for s in self.ctx.statements[:-1]):
             return
         if source is not None:
-            name = _dotted(node)
-            message = f"`{name}` holds a `{source}`, which {self.APIS[self.api_of(source)]}"
+            message = f"`{_dotted(node)}` holds a `{source}`, which {self.APIS[self.api_of(source)]}"
         else:
-            message = f"`{self.describe(node, statement)}` {self.APIS[api]}"
+            message = self.message(node, api)
         self.flagged[id(statement)] = source or self.qualname(node) or ""
         flag_once(self, node, message)
 
-    def describe(self, node: cst.CSTNode, statement: cst.CSTNode) -> str:
-        return snippet(node)
+    def message(self, node: cst.CSTNode, api: str) -> str:
+        """What the finding on a reference to ``api`` says."""
+        return f"`{snippet(node)}` {self.APIS[api]}"
 
     def leave_SimpleStatementLine(self, original, updated):
         if self.TRACK:
@@ -353,7 +352,7 @@ class CudaStream(CudaOnlyApi):
     CODE = "XLA801"
     NAME = "cuda-stream"
     SUMMARY = "torch.cuda.Stream, torch.cuda.stream(...) and wait_stream are flagged"
-    TRIGGERS = (r"[Ss]tream",)
+    TRIGGERS = (r"cuda",)  # every torch.cuda API is spelled, or imported, with "cuda"
     TRACK = True
     APIS = {
         api: "is a CUDA stream: XLA has no user streams and orders device work itself; remove it "
@@ -384,7 +383,7 @@ class CudaEvent(CudaOnlyApi):
     CODE = "XLA802"
     NAME = "cuda-event"
     SUMMARY = "torch.cuda.Event and its record() / elapsed_time() timing are flagged"
-    TRIGGERS = (r"Event",)
+    TRIGGERS = (r"cuda",)
     TRACK = True
     APIS = {
         api: "is a CUDA event: XLA runs work lazily, so it times nothing; time a region with "
@@ -414,7 +413,7 @@ class CudaGraph(CudaOnlyApi):
     CODE = "XLA803"
     NAME = "cuda-graph"
     SUMMARY = "torch.cuda.CUDAGraph, torch.cuda.graph and make_graphed_callables are flagged"
-    TRIGGERS = (r"[Gg]raph",)
+    TRIGGERS = (r"cuda",)
     TRACK = True
     APIS = {
         api: "captures a CUDA graph: XLA already compiles each step into one cached graph; call the "
@@ -438,12 +437,31 @@ NVTX_POP = "torch.cuda.nvtx.range_pop"
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString, cst.FormattedString)
 
 
+STEP_CALL = re.compile(r"sync|mark_step|step|train|fit|epoch|eval|valid|test|run|loop|iter", re.IGNORECASE)
+
+
+def _runs_a_step(nodes) -> bool:
+    """Whether code may reach a ``torch_xla.sync()``: a loop, or a call named like a step (guessed)."""
+
+    def boundary(node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.For, cst.While)):
+            return True
+        if isinstance(node, cst.Call):
+            func = node.func
+            name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
+            return bool(STEP_CALL.search(name))
+        return False
+
+    return any(find(node, boundary) is not None for node in nodes)
+
+
 class NvtxRange(CudaOnlyApi):
     """NVTX ranges become ``torch_xla.debug.profiler`` traces; the rest of NVTX is flagged.
 
     Guide, "Debugging and Profiling": Nsight does not see XLA work; torch_xla's profiler
-    does, and ``xp.Trace(name)`` labels a region the way an NVTX range does (and
-    nothing else: it does not change what runs, so the fix is safe). So
+    does, and ``xp.Trace(name)`` labels a region the way an NVTX range does, changing
+    nothing that runs (so the fix is safe) as long as the region holds no step boundary
+    (below). So
     ``with torch.cuda.nvtx.range(msg):`` becomes ``with xp.Trace(msg):``, the decorator
     ``@torch.cuda.nvtx.range(msg)`` becomes ``@xp.trace_me(msg)`` (extra arguments
     format ``msg``, as NVTX does), and a ``range_push(msg)`` with its ``range_pop()``
@@ -452,13 +470,22 @@ class NvtxRange(CudaOnlyApi):
     ``torch.cuda.profiler`` and ``torch.autograd.profiler.emit_nvtx`` are flagged, with
     ``xp.start_trace`` / ``xp.stop_trace`` for the profiler switches. Nothing is
     converted where ``xp`` already names something else.
+
+    An ``xp.Trace`` must not contain a step boundary: measured on torch_xla 2.9,
+    ``torch_xla.sync()`` inside one raises "Expecting scope to be empty". So a range is
+    converted only when its region has no loop and calls nothing whose name says it
+    ends or runs a step (``sync``, ``mark_step``, ``step``, ``train``, ``fit``,
+    ``epoch``, ``eval``, ``valid``, ``test``, ``run``, ``loop``, ``iter``): an
+    ``optimizer.step()`` in it would get its ``torch_xla.sync()`` from XLA201. Other
+    ranges are flagged, saying so. A helper with another name that syncs inside the
+    range is not seen; torch_xla then stops at the first step with that message.
     """
 
     CODE = "XLA804"
     NAME = "nvtx-range"
     SUMMARY = "NVTX ranges become torch_xla.debug.profiler traces; other CUDA profiler calls are flagged"
     FIX = SAFE
-    TRIGGERS = (r"nvtx", r"profiler")
+    TRIGGERS = (r"cuda", r"nvtx")
     APIS = {
         "torch.cuda.nvtx.": "is an NVTX marker with no one-to-one XLA counterpart: label the region with "
         "`with xp.Trace(name):` (`import torch_xla.debug.profiler as xp`), pushing and popping in one "
@@ -486,6 +513,7 @@ class NvtxRange(CudaOnlyApi):
         self.blocks: list[cst.Module | cst.IndentedBlock] = []
         self.paired: set[int] = set()  # push and pop statements that become one `with`
         self.converting: set[int] = set()  # API references this rule rewrites
+        self.spanning: set[int] = set()  # range references whose region runs a whole step
         self.decorators: set[int] = set()
         self.markers: dict[int, str] = {}  # converted push / pop expressions -> "push" / "pop"
 
@@ -525,33 +553,53 @@ class NvtxRange(CudaOnlyApi):
         body = list(self.blocks[-1].body)
         start = next((i for i, s in enumerate(body) if s is node), len(body))
         depth = 0
-        for later in body[start + 1 :]:
-            kind = self._kind(later)
+        for end in range(start + 1, len(body)):
+            kind = self._kind(body[end])
             if kind == "push":
                 depth += 1
             elif kind == "pop" and depth:
                 depth -= 1
             elif kind == "pop":
-                self.paired |= {id(node), id(later)}
+                if _runs_a_step(body[start + 1 : end]):
+                    self.spanning |= {id(node.body[0].value.func), id(body[end].body[0].value.func)}
+                else:
+                    self.paired |= {id(node), id(body[end])}
                 return
 
-    def visit_Decorator(self, node: cst.Decorator) -> None:
-        self.decorators.add(id(node.decorator))
+    def visit_With(self, node: cst.With) -> None:
+        for item in node.items:
+            self._region(item.item, node.body)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        super().visit_FunctionDef(node)
+        for decorator in node.decorators:
+            self.decorators.add(id(decorator.decorator))
+            self._region(decorator.decorator, node.body)
+
+    def _region(self, call: cst.CSTNode, body: cst.CSTNode) -> None:
+        """Note whether ``nvtx.range(...)`` around ``body`` becomes a trace or is flagged."""
+        if not (isinstance(call, cst.Call) and self.qualname(call.func) == NVTX_RANGE):
+            return
+        if self.profiler() is None or not call.args or call.args[0].keyword is not None:
+            return
+        if any(a.star for a in call.args) or (len(call.args) > 1 and not isinstance(call.args[0].value, _ATOMS)):
+            return
+        (self.spanning if _runs_a_step([body]) else self.converting).add(id(call.func))
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self._convertible_range(node) or (
-            self.ctx.statements and id(self.ctx.statements[-1]) in self.paired
-            and self.qualname(node.func) in (NVTX_PUSH, NVTX_POP)
-        ):
-            self.converting.add(id(node.func))
+        if self.ctx.statements and id(self.ctx.statements[-1]) in self.paired:
+            if self.qualname(node.func) in (NVTX_PUSH, NVTX_POP):
+                self.converting.add(id(node.func))
 
-    def _convertible_range(self, call: cst.Call) -> bool:
-        if self.qualname(call.func) != NVTX_RANGE or self.profiler() is None or not call.args:
-            return False
-        first = call.args[0]
-        if first.keyword is not None or any(a.star for a in call.args):
-            return False
-        return len(call.args) == 1 or isinstance(first.value, _ATOMS)
+    def message(self, node: cst.CSTNode, api: str) -> str:
+        if id(node) not in self.spanning:
+            return super().message(node, api)
+        return (
+            f"`{snippet(node)}` marks a region that runs a training step (a loop, a sync or a step call): "
+            "torch_xla raises \"Expecting scope to be empty\" when `torch_xla.sync()` runs inside an "
+            "`xp.Trace`, so label the parts of the step with `with xp.Trace(name):` and capture whole "
+            f"steps with `xp.start_trace(log_dir)` (`import torch_xla.debug.profiler as xp`); see {PROFILING_DOC}"
+        )
 
     # -- rewriting ------------------------------------------------------------------------
     def _trace(self, kind: str, name: cst.BaseExpression) -> cst.Call:
@@ -619,40 +667,41 @@ class NvtxRange(CudaOnlyApi):
         return None
 
     def _wrap(self, body: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
-        """Each converted push ... pop run of ``body`` as a ``with`` statement (nested runs too)."""
-        out: list[cst.BaseStatement] = []
-        index = 0
-        while index < len(body):
-            statement = body[index]
-            if self._marker(statement) != "push":
-                out.append(statement)
-                index += 1
-                continue
-            depth, end = 0, index + 1
-            while end < len(body):
-                kind = self._marker(body[end])
-                if kind == "pop" and depth == 0:
-                    break
-                depth += {"push": 1, "pop": -1}.get(kind or "", 0)
-                end += 1
-            out.append(self._with(statement, self._wrap(body[index + 1 : end]), body[end]))
-            index = end + 1
-        return out
+        return wrap_runs(body, self._marker, lambda push: push.body[0].value)
 
-    def _with(self, push: cst.SimpleStatementLine, inner: list, pop: cst.SimpleStatementLine) -> cst.With:
+
+def wrap_runs(body: list, kind: Callable[[cst.CSTNode], str | None], opener: Callable) -> list:
+    """``body`` with each run from a ``"push"`` statement to its ``"pop"`` (as ``kind`` says)
+    made a ``with opener(push):`` block, nested runs too.
+
+    The push's comments go above the ``with``; the pop's comments end its block. Runs
+    must be balanced (every push has its pop in ``body``).
+    """
+    out: list = []
+    index = 0
+    while index < len(body):
+        if kind(body[index]) != "push":
+            out.append(body[index])
+            index += 1
+            continue
+        depth, end = 0, index + 1
+        while end < len(body) and not (kind(body[end]) == "pop" and depth == 0):
+            depth += {"push": 1, "pop": -1}.get(kind(body[end]) or "", 0)
+            end += 1
+        push, pop = body[index], body[end]
         footer = [line for line in pop.leading_lines if line.comment is not None]
         if pop.trailing_whitespace.comment is not None:
             footer.append(cst.EmptyLine(comment=pop.trailing_whitespace.comment))
         block = cst.IndentedBlock(
-            body=inner or [cst.SimpleStatementLine(body=[cst.Pass()])],
+            body=wrap_runs(body[index + 1 : end], kind, opener) or [cst.SimpleStatementLine(body=[cst.Pass()])],
             header=push.trailing_whitespace,
             footer=footer,
         )
-        return cst.With(
-            items=[cst.WithItem(push.body[0].value)],
-            body=drop_removed_lines(block),
-            leading_lines=push.leading_lines,
-        )
+        # a statement another rule removed inside the run: the engine only tidies blocks it visited
+        block = drop_removed_lines(block)
+        out.append(cst.With(items=[cst.WithItem(opener(push))], body=block, leading_lines=push.leading_lines))
+        index = end + 1
+    return out
 
 
 CUDA_SOURCE = re.compile(r"\.cuh?\b")
@@ -676,7 +725,7 @@ class CudaExtension(CudaOnlyApi):
     CODE = "XLA805"
     NAME = "cuda-extension"
     SUMMARY = "CUDAExtension and cpp_extension.load / load_inline of .cu sources are flagged"
-    TRIGGERS = (r"cpp_extension|CUDAExtension",)
+    TRIGGERS = (r"cpp_extension",)
     TRACK = True
     APIS = {
         f"{CPP_EXTENSION}CUDAExtension": f"builds a CUDA extension: {KERNEL_HINT}",
@@ -755,10 +804,11 @@ class TritonKernel(CudaOnlyApi):
         "add_kernel[(1,)](x, 4)\n"
     )
 
-    def describe(self, node: cst.CSTNode, statement: cst.CSTNode) -> str:
-        if isinstance(statement, cst.FunctionDef):
-            return statement.name.value  # @triton.jit: the kernel is what the message is about
-        return snippet(node)
+    def message(self, node: cst.CSTNode, api: str) -> str:
+        statement = self.ctx.statements[-1]
+        if isinstance(statement, cst.FunctionDef):  # @triton.jit: the kernel is what the message is about
+            return f"`{statement.name.value}` {self.APIS[api]}"
+        return super().message(node, api)
 
 
 APEX_AMP = (
@@ -782,7 +832,7 @@ class Apex(CudaOnlyApi):
     CODE = "XLA807"
     NAME = "apex"
     SUMMARY = "NVIDIA apex (fused optimizers and norms, amp, parallel) is flagged with its PyTorch counterpart"
-    TRIGGERS = (r"apex",)
+    TRIGGERS = (r"\bapex\b",)
     APIS = {
         "apex.": "is NVIDIA apex, whose fused kernels are CUDA-only: use the PyTorch module or function "
         f"it fuses; see {GUIDE}",
@@ -822,7 +872,7 @@ class Cupy(CudaOnlyApi):
     CODE = "XLA808"
     NAME = "cupy"
     SUMMARY = "CuPy arrays and kernels are flagged (use torch ops on the XLA device, or NumPy)"
-    TRIGGERS = (r"cupy",)
+    TRIGGERS = (r"\bcupy\b",)
     APIS = {
         "cupy.": "is CuPy, whose arrays and kernels live on an NVIDIA GPU: use torch ops on the XLA device, "
         f"or NumPy on the host; see {GUIDE}",
@@ -879,7 +929,7 @@ class TorchCompileBackend(Rule):
     SUMMARY = "torch.compile's inductor backend becomes backend='openxla'; max-autotune / reduce-overhead are flagged"
     FIX = UNSAFE
     SEVERITY = "error"
-    TRIGGERS = (r"compile",)
+    TRIGGERS = (r"(?<!\bre)\.compile\b", r"import[^\n]*\bcompile\b")  # not re.compile
     BEFORE = "model = torch.compile(model)\n"
     AFTER = 'model = torch.compile(model, backend="openxla")\n'
 

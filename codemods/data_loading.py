@@ -26,6 +26,15 @@ def _is_pin_memory_entry(element: cst.BaseDictElement) -> bool:
     return isinstance(element, cst.DictElement) and string_value(element.key) in PIN_OPTIONS
 
 
+def _drop_args(args, drop) -> list[cst.Arg]:
+    """``drop_items`` for call arguments; when the last one goes, the new last one also takes
+    the whitespace before ``)``, so a call laid out one argument a line keeps its closing line."""
+    kept = drop_items(args, drop)
+    if kept and args and drop(args[-1]):
+        kept[-1] = kept[-1].with_changes(whitespace_after_arg=args[-1].whitespace_after_arg)
+    return kept
+
+
 def _is_pin_memory_call(node: cst.CSTNode) -> bool:
     return (
         isinstance(node, cst.Call)
@@ -77,7 +86,7 @@ class PinMemory(Rule):
             )
         if not self._pins(original.args, _is_pin_memory_arg):
             return updated
-        replacement = updated.with_changes(args=drop_items(updated.args, _is_pin_memory_arg))
+        replacement = updated.with_changes(args=_drop_args(updated.args, _is_pin_memory_arg))
         return self.replace(
             original, updated, replacement, "`pin_memory=` removed: nothing to pin on XLA"
         )
@@ -180,6 +189,17 @@ def _params(params: cst.Parameters) -> list[cst.Param]:
     return [*params.posonly_params, *params.params, *params.kwonly_params, *star]
 
 
+def _target_names(target: cst.CSTNode) -> Iterator[cst.Name]:
+    """The Names a binding target binds itself: ``x``, ``(i, (x, y))``, ``*rest``; not ``a.b``, ``a[0]``."""
+    if isinstance(target, cst.Name):
+        yield target
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _target_names(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _target_names(target.value)
+
+
 def _is_enumerate(ctx, node: cst.CSTNode) -> bool:
     return (
         isinstance(node, cst.Call) and isinstance(node.func, cst.Name)
@@ -243,9 +263,12 @@ class MpDeviceLoaderAtLoop(Rule):
     sync after the optimizer step: the loader's sync then finds nothing pending and runs
     nothing, while without it a ``loss.item()`` logged after the step would compile and
     run the forward graph on its own (measured: 3 compilations instead of 2, 26 graph
-    executions instead of 20 for 20 steps with 5 logged). In evaluation loops the
-    loader's sync cuts the graph at each batch, so accumulated metrics do not build one
-    graph over the whole epoch.
+    executions instead of 20 for 20 steps with 5 logged). So XLA201 needs no change. In
+    evaluation loops the loader's sync cuts the graph at each batch, so metrics summed on
+    the device do not build one graph over the whole epoch; where the body reads each
+    batch with ``.item()`` (XLA202's concern), that sync also runs what the body left
+    pending (``output``, ``pred``): one more graph, compiled once (fixtures/examples/
+    mnist_cnn.py: 6 compilations for 2 or 3 epochs instead of 5, never growing).
 
     Behaviour to know: the loader is read up to about 24 batches ahead in a thread, so a
     dataset whose items depend on state the loop changes sees the change later (as with
@@ -263,38 +286,25 @@ class MpDeviceLoaderAtLoop(Rule):
         "    loss = loss_fn(model(data), target)\n"
     )
     AFTER = (
-        "import torch_xla.distributed.parallel_loader as pl\n"
         "for data, target in pl.MpDeviceLoader(train_loader, device):\n"
         "    loss = loss_fn(model(data), target)\n"
     )
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
+        self.proof = _BatchMoveProof(self)
         self.plans: dict[int, _LoopPlan] = {}
         self.moves: set[int] = set()
         self.removals: set[int] = set()
-        self.dataloaders: set[str] = set()  # code of the names bound to DataLoader(...)
-        self.device_loaders: set[str] = set()  # code of the names bound to MpDeviceLoader(...)
-        self.module: cst.Module | None = None
 
-    # -- what the file binds -------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
-        self.module = node
+        self.proof.module = node
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        value = node.value
-        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and self.qualname(value.func) is None:
-            value = value.func.value  # pl.ParallelLoader(...).per_device_loader(device)
-        name = self.qualname(value.func) if isinstance(value, cst.Call) else None
-        for target in node.targets:
-            if name in DATALOADERS:
-                self.dataloaders.add(code_of(target.target))
-            elif name in DEVICE_LOADERS:
-                self.device_loaders.add(code_of(target.target))
+        self.proof.learn_binding(node)
 
-    # -- the rewrite ----------------------------------------------------------------
     def visit_For(self, node: cst.For) -> None:
-        plan = self._plan(node)
+        plan = self.proof.plan(node)
         if plan is not None:
             self.plans[id(node)] = plan
             self.moves |= plan.moves
@@ -334,7 +344,7 @@ class MpDeviceLoaderAtLoop(Rule):
 
     def _wrap(self, node: cst.BaseExpression, device: cst.BaseExpression) -> cst.BaseExpression:
         """``node`` (the updated loop iterable) with the loader inside it wrapped."""
-        if self._passes_items_through(node):  # enumerate(loader), tqdm(loader)
+        if self.proof.passes_items_through(node):  # enumerate(loader), tqdm(loader)
             first = node.args[0]
             return node.with_changes(args=[first.with_changes(value=self._wrap(first.value, device)), *node.args[1:]])
         return cst.Call(
@@ -342,13 +352,39 @@ class MpDeviceLoaderAtLoop(Rule):
             args=[cst.Arg(node, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), cst.Arg(device)],
         )
 
-    def _passes_items_through(self, node: cst.CSTNode) -> bool:
+
+class _BatchMoveProof:
+    """Decides, on the original tree, whether a loop's batches may come from an MpDeviceLoader.
+
+    See ``MpDeviceLoaderAtLoop``: the loop's batch names are followed through the body;
+    every use before they are reassigned must be a move to one device.
+    """
+
+    def __init__(self, rule: Rule) -> None:
+        self.ctx = rule.ctx
+        self.qualname = rule.qualname
+        self.module: cst.Module | None = None
+        self.dataloaders: set[str] = set()  # code of the names bound to DataLoader(...)
+        self.device_loaders: set[str] = set()  # code of the names bound to MpDeviceLoader(...)
+
+    def learn_binding(self, node: cst.Assign) -> None:
+        value = node.value
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and self.qualname(value.func) is None:
+            value = value.func.value  # pl.ParallelLoader(...).per_device_loader(device)
+        name = self.qualname(value.func) if isinstance(value, cst.Call) else None
+        for target in node.targets:
+            if name in DATALOADERS:
+                self.dataloaders.add(code_of(target.target))
+            elif name in DEVICE_LOADERS:
+                self.device_loaders.add(code_of(target.target))
+
+    def passes_items_through(self, node: cst.CSTNode) -> bool:
+        """``enumerate(loader)``, ``tqdm(loader)``: the loop still iterates the loader's batches."""
         return _is_enumerate(self.ctx, node) or (
             isinstance(node, cst.Call) and (self.qualname(node.func) or "").split(".")[0] == "tqdm"
         )
 
-    # -- the proof ------------------------------------------------------------------
-    def _plan(self, node: cst.For) -> _LoopPlan | None:
+    def plan(self, node: cst.For) -> _LoopPlan | None:
         if node.asynchronous is not None or node.orelse is not None or not isinstance(node.body, cst.IndentedBlock):
             return None
         found = self._loader_and_element(node.iter, node.target)
@@ -377,7 +413,7 @@ class MpDeviceLoaderAtLoop(Rule):
 
     def _loader_and_element(self, iterable, target):
         """(loader expression, the target its items bind, whether guessed) or None."""
-        if self._passes_items_through(iterable):
+        if self.passes_items_through(iterable):
             first = _first_arg(iterable)
             if first is None:
                 return None
@@ -543,36 +579,46 @@ class MpDeviceLoaderAtLoop(Rule):
     def _bound_in(self, body: cst.CSTNode, device: str) -> bool:
         """Whether the loop body assigns the device expression (or the name it starts from)."""
         root = re.match(r"\w+", device).group(0)
-        for target in _bindings_in(body):
-            if code_of(target) == device or any(n.value == root for n in _names_in(target) if isinstance(target, (cst.Name, cst.Tuple, cst.List))):
-                return True
-        return False
+        return any(
+            code_of(target) == device or root in {n.value for n in _target_names(target)}
+            for target in _bindings_in(body)
+        )
 
     def _used_outside(self, loop: cst.For, names: set[str]) -> bool:
-        """Whether ``names`` are read in the loop's function (or module) outside the loop.
+        """Whether the loop's function (or module) may read ``names`` after the loop ran.
 
-        Plain rebinding (``for data in other_loader``, ``data = ...``) is no read, nor is a
-        name of a nested function that binds it itself; any other occurrence counts.
+        Counted: reads after the loop in the source, reads anywhere in a loop around it,
+        and reads in nested functions (called who knows when) that do not bind the name
+        themselves. Plain rebinding (``for data in other_loader``, ``data = ...``) is no read.
         """
-        scope = next(
-            (s for s in reversed(self.ctx.statements) if isinstance(s, cst.FunctionDef)), self.module
-        )
+        stack = self.ctx.statements[:-1]
+        functions = [i for i, s in enumerate(stack) if isinstance(s, cst.FunctionDef)]
+        scope = stack[functions[-1]] if functions else self.module
         if scope is None:
             return True
-        targets = {id(t) for t in _bindings_in(scope) if isinstance(t, cst.Name)}
+        around = {id(s) for s in stack[(functions[-1] + 1 if functions else 0):] if isinstance(s, (cst.For, cst.While))}
+        targets = {id(n) for t in _bindings_in(scope) for n in _target_names(t)}
+        passed = [False]
 
-        def read(node: cst.CSTNode) -> bool:
-            if node is loop or id(node) in targets:
+        def read(node: cst.CSTNode, always: bool) -> bool:
+            if node is loop:
+                passed[0] = True
+                return False
+            if id(node) in targets:
                 return False
             if isinstance(node, cst.Name):
-                return node.value in names
+                return node.value in names and (always or passed[0])
             if isinstance(node, (cst.FunctionDef, cst.Lambda)) and node is not scope:
-                own = {p.name.value for p in _params(node.params)} | {
-                    n.value for t in _bindings_in(node) for n in _names_in(t) if isinstance(t, cst.Name)
+                own = {p.name.value for p in _params(node.params)}
+                own |= {n.value for t in _bindings_in(node) for n in _target_names(t)}
+                shared = {
+                    item.name.value for g in _walk(node) if isinstance(g, (cst.Global, cst.Nonlocal))
+                    for item in g.names if isinstance(item.name, cst.Name)
                 }
-                shared = {n.value for g in _walk(node) if isinstance(g, (cst.Global, cst.Nonlocal)) for n in (a.name for a in g.names)}
                 if names <= own - shared:
                     return False
-            return any(read(child) for child in node.children)
+                always = True
+            always = always or id(node) in around
+            return any(read(child, always) for child in node.children)
 
-        return read(scope)
+        return read(scope, False)

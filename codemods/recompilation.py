@@ -257,7 +257,7 @@ class DataDependentShape(Rule):
     TRIGGERS = (
         r"nonzero|argwhere|masked_select|unique|\bwhere\(",
         r"mask",
-        r"\[[^\]\n]*(?:[<>~]|[=!]=)",
+        r"[\w)\]]\[[^\]\n]*(?:[<>~]|[=!]=)",  # a subscript (not a list display) with a comparison
         r"\.bool\(\)",
     )
     BEFORE = "for x, y in loader:\n    loss = loss_fn(model(x)[y > 0], y[y > 0])\n"
@@ -445,7 +445,7 @@ class VariableLengthBatch(Rule):
     SUMMARY = "pad_sequence, padding='longest' and collate_fns padding to the longest are flagged"
     FIX = None
     SEVERITY = "warning"
-    TRIGGERS = (r"pad_sequence", r"padding\s*=", r"collate")
+    TRIGGERS = (r"pad_sequence", r"""padding\s*=\s*(True|['"]longest)""", r"collate")
     BEFORE = (
         "from torch.nn.utils.rnn import pad_sequence\n"
         "def collate(batch):\n    return pad_sequence(batch, batch_first=True)\n"

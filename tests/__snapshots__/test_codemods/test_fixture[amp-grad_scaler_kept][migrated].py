@@ -1,37 +1,30 @@
 """GradScalers used in ways the rule cannot follow: kept on the XLA device and flagged."""
 
 import torch
+
+from trainer import Trainer
 import torch_xla
-
-
-def train_one_epoch(model, loader, optimizer, scaler):
-    for x, y in loader:
-        with torch.autocast("xla", dtype=torch.bfloat16):
-            loss = model(x, y)
-        scaler.scale(loss).backward()
-        scaler.step(optimizer)
-        scaler.update()
-        torch_xla.sync()
 
 
 def main(model, loader, use_amp):
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4)
-    # TODO(xla-migrate): XLA402 `scaler` is also used in a way xla-migrate does not convert (`train_one_epoch(model, loader, optimizer, scaler)`), so it stays, on the XLA device; bfloat16 needs no loss scaling: remove it and write `loss.backward()` and `optimizer.step()` for its calls; see https://docs.pytorch.org/xla/master/perf/amp.html
+    # TODO(xla-migrate): XLA402 `scaler` is also used in a way xla-migrate does not convert (`trainer.fit(loader, scaler)`), so it stays, on the XLA device; bfloat16 needs no loss scaling: remove it and write `loss.backward()` and `optimizer.step()` for its calls; see https://docs.pytorch.org/xla/master/perf/amp.html
     scaler = torch.amp.GradScaler("xla")
+    trainer = Trainer(model, optimizer)
     for epoch in range(3):
-        train_one_epoch(model, loader, optimizer, scaler)  # passed on: kept
+        trainer.fit(loader, scaler)  # handed to code in another module: kept
 
 
 def optional(model, loader, use_amp):
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    # TODO(xla-migrate): XLA402 this GradScaler is not assigned to a name xla-migrate can follow, so it stays, on the XLA device; bfloat16 needs no loss scaling: remove it and write `loss.backward()` and `optimizer.step()` for its calls; see https://docs.pytorch.org/xla/master/perf/amp.html
-    scaler = torch.amp.GradScaler("xla") if use_amp else None
+    # TODO(xla-migrate): XLA402 `amp_scaler` is also used in a way xla-migrate does not convert (`amp_scaler = torch.amp.GradScaler("cuda") if use_amp else None`), so it stays, on the XLA device; bfloat16 needs no loss scaling: remove it and write `loss.backward()` and `optimizer.step()` for its calls; see https://docs.pytorch.org/xla/master/perf/amp.html
+    amp_scaler = torch.amp.GradScaler("xla") if use_amp else None
     for x, y in loader:
         loss = model(x, y)
-        if scaler is not None:
-            scaler.scale(loss).backward()
-            scaler.step(optimizer)
-            scaler.update()
+        if amp_scaler is not None:
+            amp_scaler.scale(loss).backward()
+            amp_scaler.step(optimizer)
+            amp_scaler.update()
             torch_xla.sync()
         else:
             loss.backward()

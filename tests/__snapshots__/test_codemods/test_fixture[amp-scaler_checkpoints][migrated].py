@@ -4,6 +4,7 @@ import os
 
 import torch
 import torch_xla
+import torch_xla.core.xla_model as xm
 import torch_xla.distributed.parallel_loader as pl
 
 model = torch.nn.Linear(16, 4).to(torch_xla.device())
@@ -11,7 +12,7 @@ optimizer = torch.optim.Adam(model.parameters())
 
 
 def save_checkpoint(path, epoch):
-    torch.save(
+    xm.save(
         {
             "epoch": epoch,
             "model": model.state_dict(),
@@ -23,7 +24,7 @@ def save_checkpoint(path, epoch):
 
 def save_small(path):
     state = {"model": model.state_dict()}
-    torch.save(state, path)
+    xm.save(state, path)
 
 
 def load_checkpoint(path):

@@ -6,7 +6,7 @@ import torch_xla.distributed.parallel_loader as pl
 from torch.utils.data import DataLoader, TensorDataset
 
 dataset = TensorDataset(torch.randn(32, 4))
-loader = DataLoader(dataset, batch_size=8, shuffle=True, num_workers=2)
+loader = DataLoader(dataset, batch_size=8, shuffle=True, drop_last=True, num_workers=2)
 cpu_loader = DataLoader(dataset, batch_size=8, pin_memory=False)
 kwargs = {"num_workers": 0, "pin_memory": False}
 device_loader = pl.MpDeviceLoader(loader, torch_xla.device())

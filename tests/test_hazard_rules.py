@@ -1,0 +1,164 @@
+"""Focused tests of the recompilation-hazard (XLA7xx) and CUDA-only (XLA8xx) rules, where a
+snapshot would hide the point: aliases, one comment a statement, the training-path guess,
+held-back unsafe fixes, messages that quote code spread over several lines."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from migrate_xla.engine import migrate_code, options_for
+from migrate_xla.rule import TODO_PREFIX
+
+
+def run(code: str, **options):
+    return migrate_code(textwrap.dedent(code), options_for(**options))
+
+
+def code_lines(migrated: str) -> str:
+    """The migrated code without its comments (TODO messages quote APIs too)."""
+    return "\n".join(line for line in migrated.splitlines() if not line.lstrip().startswith("#"))
+
+
+def findings(code: str, **options) -> list[tuple[int, str]]:
+    return [(d.line, d.code) for d in run(code, **options)[1]]
+
+
+@pytest.mark.parametrize(
+    "imports, use",
+    [
+        ("import torch", "torch.cuda.Event()"),
+        ("import torch.cuda as tc", "tc.Event()"),
+        ("from torch import cuda", "cuda.Event()"),
+        ("from torch.cuda import Event as CudaEvent", "CudaEvent()"),
+    ],
+)
+def test_cuda_apis_are_found_through_aliases_and_their_objects_where_used(imports, use):
+    code = f"{imports}\nstart = {use}\nstart.record()\nprint(start.elapsed_time(start))\n"
+    assert findings(code, select=["XLA8"]) == [(2, "XLA802"), (3, "XLA802"), (4, "XLA802")]
+
+
+def test_a_name_bound_to_something_else_is_forgotten():
+    code = """\
+        import time
+        import torch
+        start = torch.cuda.Event()
+        start = time.perf_counter()
+        print(start)
+    """
+    assert findings(code, select=["XLA8"]) == [(3, "XLA802")]
+
+
+def test_attributes_keywords_and_parameters_named_like_an_api_are_not_references():
+    code = """\
+        from apex import amp
+        config.amp = True
+        build(amp=False)
+        def scale(amp, factor):
+            return factor * 2
+    """
+    assert findings(code, select=["XLA8"]) == []
+
+
+def test_one_comment_a_statement_even_when_several_rules_flag_it():
+    migrated, diagnostics = run("import torch\ns = torch.cuda.Stream(); e = torch.cuda.Event()\n")
+    assert migrated.count(TODO_PREFIX) == 1 and f"{TODO_PREFIX}XLA801" in migrated
+    assert [d.code for d in diagnostics] == ["XLA801", "XLA802"]  # XLA899 does not repeat them
+    assert run(migrated)[0] == migrated
+
+
+def test_catch_all_still_flags_what_no_specific_rule_covers():
+    code = "import torch\ns = torch.cuda.Stream()\nf = torch.cuda.jiterator._create_jit_fn(src)\n"
+    assert findings(code) == [(2, "XLA801"), (3, "XLA899")]
+
+
+def test_nvtx_is_not_converted_where_xp_names_something_else():
+    code = 'import cupy as xp\nimport torch\nwith torch.cuda.nvtx.range("fwd"):\n    y = f(x)\n'
+    migrated, diagnostics = run(code, select=["XLA804"])
+    assert migrated.count(TODO_PREFIX) == 1 and "xp.Trace" not in code_lines(migrated)
+    assert [(d.code, d.fixed) for d in diagnostics] == [("XLA804", False)]
+
+
+def test_nvtx_uses_the_profiler_alias_already_imported():
+    code = 'import torch\nimport torch_xla.debug.profiler as prof\nwith torch.cuda.nvtx.range("fwd"):\n    y = f(x)\n'
+    migrated = run(code, select=["XLA804"])[0]
+    assert 'with prof.Trace("fwd"):' in migrated and " as xp" not in migrated
+
+
+def test_nvtx_range_around_a_sync_is_flagged_not_converted():
+    # torch_xla raises "Expecting scope to be empty" for a sync inside an xp.Trace
+    code = """\
+        import torch
+        import torch_xla
+        torch.cuda.nvtx.range_push("step")
+        y = f(x)
+        torch_xla.sync()
+        torch.cuda.nvtx.range_pop()
+    """
+    migrated, diagnostics = run(code, select=["XLA804"])
+    assert "xp.Trace" not in code_lines(migrated)
+    assert [(d.line, d.fixed) for d in diagnostics] == [(3, False), (6, False)]
+
+
+def test_messages_quoting_code_over_several_lines_stay_on_one_line():
+    code = """\
+        import torch
+        model = torch.compile(
+            model,
+            mode="max-autotune",
+        )
+        for x, mask in loader:
+            y = x[
+                mask
+            ]
+    """
+    migrated, diagnostics = run(code)
+    compile(migrated, "<migrated>", "exec")
+    assert {d.code for d in diagnostics} >= {"XLA702", "XLA810"}
+    assert all("\n" not in d.message for d in diagnostics)
+    assert "# TODO(xla-migrate): XLA702 `x[mask]` indexes" in migrated
+
+
+def test_unsafe_fixes_are_held_back_by_default():
+    code = """\
+        import torch
+        from torch.utils.data import DataLoader
+        train_loader = DataLoader(train_set, batch_size=8, shuffle=True)
+        model = torch.compile(model)
+    """
+    migrated, diagnostics = run(code)
+    assert migrated == textwrap.dedent(code)
+    assert [(d.code, d.severity, d.fixed, d.fix) for d in diagnostics] == [
+        ("XLA701", "warning", False, "unsafe"),
+        ("XLA810", "error", False, "unsafe"),  # --check fails until a person decides
+    ]
+    fixed = run(code, unsafe_fixes=True)[0]
+    assert "shuffle=True, drop_last=True)" in fixed and 'torch.compile(model, backend="openxla")' in fixed
+
+
+@pytest.mark.parametrize(
+    "code, line",
+    [
+        ("keep = x.nonzero()\n", None),  # set-up code runs once
+        ("for x in loader:\n    keep = x.nonzero()\n", 3),
+        ("def forward(self, x):\n    return x.nonzero()\n", 3),
+        ("def train_step(x):\n    return x.nonzero()\n", 3),
+        ("def helper(x):\n    return x.nonzero()\n", None),  # not seen: its callers are not known
+        ("class D:\n    def __getitem__(self, i):\n        for t in self.items:\n            t.unique()\n", None),
+        ("def collate(batch):\n    return [t.unique() for t in batch]\n", None),
+    ],
+)
+def test_data_dependent_shapes_are_flagged_in_the_training_path_only(code, line):
+    expected = [(line, "XLA702")] if line is not None else []
+    assert findings("import torch\n" + code, select=["XLA702"]) == expected
+
+
+def test_eval_loaders_keep_their_last_batch():
+    code = """\
+        from torch.utils.data import DataLoader
+        val_loader = DataLoader(val_set, batch_size=8, shuffle=True)
+        test_loader = DataLoader(train_set, batch_size=8)
+        train_loader = DataLoader(train_set, batch_size=8)
+    """
+    assert findings(code, select=["XLA701"]) == [(4, "XLA701")]
