@@ -202,6 +202,7 @@ class Scaler:
     constructors: list[cst.Call] = field(default_factory=list)
     odd: list[cst.CSTNode] = field(default_factory=list)  # uses with no XLA meaning: the scaler must stay
     shaped: bool = False  # used as a GradScaler is: scale(loss).backward() or step(optimizer)
+    late: bool = False  # used above the first line that names a scaler: seen too late to rewrite
 
     @property
     def removable(self) -> bool:
@@ -225,11 +226,13 @@ class ScalerUses:
         return self.loose or any(s.stays for s in self.scalers.values())
 
 
-def scaler_uses(ctx: FileContext, module: cst.Module) -> ScalerUses:
-    """The analysis of ``module``, made once per file for the rules that share it."""
+def scaler_uses(ctx: FileContext, module: cst.Module, trigger: cst.CSTNode) -> ScalerUses:
+    """The analysis of ``module``, made once per file for the rules that share it, when the
+    traversal first meets ``trigger`` (a name that can be a scaler's)."""
     cached = ctx.__dict__.get("_amp_scaler_uses")
     if cached is None or cached[0] is not module:
-        cached = (module, _analyse(module))
+        statement = ctx.statements[-1] if ctx.statements else module
+        cached = (module, _analyse(module, trigger, statement))
         ctx.__dict__["_amp_scaler_uses"] = cached
     return cached[1]
 
@@ -326,12 +329,14 @@ def _is_shaped(what: str, node: cst.CSTNode, ancestors: tuple) -> bool:
     return what == "unwrap" and isinstance(parent, cst.Attribute) and parent.attr.value == "backward"
 
 
-def _analyse(module: cst.Module) -> ScalerUses:
+def _analyse(module: cst.Module, trigger: cst.CSTNode, statement: cst.CSTNode) -> ScalerUses:
     names = FileContext()
     refs: dict[str, list[tuple[cst.CSTNode, tuple]]] = defaultdict(list)
     calls: list[tuple[cst.Call, tuple]] = []
     functions: dict[str, cst.FunctionDef | None] = {}  # module-level functions; None: defined twice
+    order: dict[int, int] = {}  # id(node) -> its place in code order
     for node, ancestors in _walk(module):
+        order[id(node)] = len(order)
         if isinstance(node, (cst.Import, cst.ImportFrom)):
             names.learn_import(node)
         elif isinstance(node, cst.Name):
@@ -347,6 +352,7 @@ def _analyse(module: cst.Module) -> ScalerUses:
             functions[node.name.value] = None if node.name.value in functions else node
 
     uses = ScalerUses()
+    now = order.get(id(trigger), order.get(id(statement), 0))
     bindings: set[int] = set()  # the assignments that make a scaler
     for call, ancestors in calls:
         device = _scaler_device(names, call)
@@ -377,6 +383,11 @@ def _analyse(module: cst.Module) -> ScalerUses:
             if actions is None:
                 scaler.odd.append(_context(ref, ancestors))
                 continue
+            passed = [node for node in (n for _, n in actions.values()) if _left_before(node, now, order)]
+            if passed:  # the traversal left it before the analysis ran: too late to rewrite
+                scaler.odd.append(passed[0])
+                scaler.late = True
+                continue
             uses.actions.update((node, (scaler, what)) for node, (what, _) in actions.items())
 
     for key, found in refs.items():  # scaler-named values made elsewhere: used as a GradScaler is
@@ -393,6 +404,12 @@ def _analyse(module: cst.Module) -> ScalerUses:
             uses.scalers[key] = scaler
             uses.actions.update(actions)
     return uses
+
+
+def _left_before(node: cst.CSTNode, now: int, order: dict[int, int]) -> bool:
+    """Whether ``node`` comes, whole, before the node at ``now`` in code order."""
+    start = order[id(node)]
+    return start < now and start + sum(1 for _ in _walk(node)) <= now
 
 
 def _uses_of(ref: cst.CSTNode, ancestors: tuple) -> dict[int, tuple[str, cst.CSTNode]] | None:
@@ -453,7 +470,30 @@ def _argument(call: cst.Call, function: cst.FunctionDef, param: cst.Param) -> cs
     return next((a for a in call.args if a.keyword is not None and a.keyword.value == param.name.value), None)
 
 
-class _ScalerRewrite(Rule):
+class _ScalerAware(Rule):
+    """Runs the shared analysis when the traversal meets the first name that can be a
+    scaler's (``scaler``, ``self.grad_scaler``, ``GradScaler`` however imported): files
+    without one never pay for the walk."""
+
+    uses: ScalerUses | None = None
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.module, self.uses = node, None
+
+    def _analyse_at(self, node: cst.CSTNode) -> None:
+        if self.uses is None:
+            self.uses = scaler_uses(self.ctx, self.module, node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if self.uses is None and ("scaler" in node.value.lower() or self.ctx.aliases.get(node.value, "").endswith("GradScaler")):
+            self._analyse_at(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if self.uses is None and "scaler" in node.attr.value.lower():
+            self._analyse_at(node)
+
+
+class _ScalerRewrite(_ScalerAware):
     """Rewrites the uses of the scalers a rule owns the way a disabled GradScaler behaves:
     ``scale(loss)`` is ``loss``, ``step(opt)`` is ``opt.step()``, ``unscale_``, ``update``
     and ``load_state_dict`` do nothing, ``get_scale()`` is 1.0 and ``state_dict()`` is
@@ -466,10 +506,9 @@ class _ScalerRewrite(Rule):
     def owns(self, scaler: Scaler) -> bool:
         raise NotImplementedError
 
-    def visit_Module(self, node: cst.Module) -> None:
-        self.uses = scaler_uses(self.ctx, node)
-
     def _owned(self, node: cst.CSTNode) -> str | None:
+        if self.uses is None:
+            return None
         found = self.uses.actions.get(id(node))
         return found[1] if found is not None and self.owns(found[0]) else None
 
@@ -477,6 +516,8 @@ class _ScalerRewrite(Rule):
         return self.replace(original, updated, replacement, f"{message}: {NO_SCALING}{self.GUESS}", **imports)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
+        if self.uses is None:
+            return updated
         what = self._owned(original)
         if what is None and any(self._owned(a) == "drop-arg" for a in original.args):
             doomed = {id(u) for o, u in zip(original.args, updated.args) if self._owned(o) == "drop-arg"}
@@ -513,6 +554,8 @@ class _ScalerRewrite(Rule):
         return self._remove(original, updated)
 
     def leave_Parameters(self, original: cst.Parameters, updated: cst.Parameters):
+        if self.uses is None:
+            return updated
         changes = {}
         for name in ("posonly_params", "params", "kwonly_params"):
             pairs = list(zip(getattr(original, name), getattr(updated, name)))
@@ -525,6 +568,8 @@ class _ScalerRewrite(Rule):
         return self._rewrite(original, updated, updated.with_changes(**changes), f"parameter {gone} removed, with its GradScaler")
 
     def leave_Dict(self, original: cst.Dict, updated: cst.Dict):
+        if self.uses is None:
+            return updated
         doomed = {id(u) for o, u in zip(original.elements, updated.elements) if self._owned(o) == "drop"}
         if not doomed:
             return updated
@@ -569,7 +614,7 @@ class GradScalerRemoved(_ScalerRewrite):
         return scaler.removable
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
-        if id(original) not in self.uses.constructors:
+        if self.uses is None or id(original) not in self.uses.constructors:
             return super().leave_Call(original, updated)
         scaler = self.uses.constructors[id(original)]
         if scaler is not None and scaler.removable:
@@ -588,6 +633,8 @@ class GradScalerRemoved(_ScalerRewrite):
         if scaler is not None:
             use = short(scaler.odd[0])
             why = f"`{scaler.key}` is also used in a way xla-migrate does not convert (`{use}`)"
+            if scaler.late:
+                why = f"`{scaler.key}` is used above the first line that names a GradScaler (`{use}`)"
         else:
             why = "this GradScaler is not assigned to a name xla-migrate can follow"
         self.flag(
@@ -608,7 +655,7 @@ class GradScalerRemoved(_ScalerRewrite):
 
     def _binding(self, original, updated):
         call = original.value
-        scaler = self.uses.constructors.get(id(call)) if isinstance(call, cst.Call) else None
+        scaler = self.uses.constructors.get(id(call)) if isinstance(call, cst.Call) and self.uses else None
         if scaler is None or not scaler.removable:
             return None
         return self._rewrite(
@@ -651,7 +698,7 @@ SYNCFREE = {
 }
 
 
-class SyncFreeOptimizer(Rule):
+class SyncFreeOptimizer(_ScalerAware):
     """Where a GradScaler has to stay, the optimizer becomes the guide's sync-free variant.
 
     Guide, "Automatic Mixed Precision": "PyTorch/XLA provides sync-free optimizers for
@@ -679,12 +726,13 @@ class SyncFreeOptimizer(Rule):
         'scaler = torch.amp.GradScaler("xla")\ntrain(model, optimizer, scaler)\n'
     )
 
-    def visit_Module(self, node: cst.Module) -> None:
-        self.uses = scaler_uses(self.ctx, node)
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.uses is None and self.qualname(node.func) in SYNCFREE:
+            self._analyse_at(node)  # the optimizer usually comes before its scaler
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         name = self.qualname(original.func)
-        if name not in SYNCFREE or not self.uses.scaler_stays:
+        if name not in SYNCFREE or self.uses is None or not self.uses.scaler_stays:
             return updated
         replacement = updated.with_changes(func=parse_expr(f"syncfree.{SYNCFREE[name]}"))
         return self.replace(

@@ -223,10 +223,12 @@ class CudaOnlyApi(Rule):
     ``APIS`` maps qualified names (a name also covers its attributes; a key ending in
     ``.`` is a module prefix) to what the message says after the name: what it is and
     what to do instead. The most specific key wins. Imports are not flagged: they are
-    removed once nothing uses them. With ``TRACK``, a name bound to the result of calling
-    one of the APIs (``start = torch.cuda.Event()``), or a function a flagged decorator
-    made, is flagged where it is used (``start.record()``): the table is per file, by
-    name, and forgets a name assigned anything else.
+    removed once nothing uses them, and neither are type annotations. With ``TRACK``, a
+    name bound to the result of calling one of the APIs (``start = torch.cuda.Event()``,
+    ``self.stream = torch.cuda.Stream()``), or a function a flagged decorator made, is
+    flagged where it is used (``start.record()``). The table is by name: a plain name
+    bound in a function is forgotten when the function ends, ``self.x`` and module-level
+    names last for the file, and a name assigned anything else is forgotten.
     """
 
     FIX = None
@@ -239,6 +241,8 @@ class CudaOnlyApi(Rule):
         super().__init__(ctx)
         self.flagged: dict[int, str] = {}  # statement id -> the API it was flagged for
         self.tracked: dict[str, str] = {}  # local name -> the API its value came from
+        self.scopes: list[list[str]] = []  # names tracked in each enclosing function
+        self.annotations = 0  # depth inside type annotations, which are not uses
         self.not_references: set[int] = set()  # names that bind or are attributes, not references
         self.keys = sorted(self.APIS, key=len, reverse=True)
         self.roots = {key.split(".")[0] for key in self.APIS}  # a quick no for most names
@@ -275,12 +279,20 @@ class CudaOnlyApi(Rule):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.not_references.add(id(node.name))
+        self.scopes.append([])
+
+    def visit_Annotation(self, node: cst.Annotation) -> None:
+        self.annotations += 1
+
+    def leave_Annotation(self, original, updated):
+        self.annotations -= 1
+        return updated
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.not_references.add(id(node.name))
 
     def _check(self, node: cst.Name | cst.Attribute) -> None:
-        if id(node) in self.not_references or not self.ctx.statements:
+        if id(node) in self.not_references or self.annotations or not self.ctx.statements:
             return
         api = self.api_of(self.qualname(node))
         source = None
@@ -328,14 +340,21 @@ class CudaOnlyApi(Rule):
                     if name is None:
                         continue
                     if made:
-                        self.tracked[name] = flagged_for
+                        self._track(name, flagged_for)
                     else:
                         self.tracked.pop(name, None)
         return updated
 
+    def _track(self, name: str, api: str) -> None:
+        self.tracked[name] = api
+        if self.scopes and "." not in name:
+            self.scopes[-1].append(name)
+
     def leave_FunctionDef(self, original, updated):
+        for name in self.scopes.pop():
+            self.tracked.pop(name, None)
         if self.TRACK and id(original) in self.flagged:
-            self.tracked[original.name.value] = self.flagged[id(original)]
+            self._track(original.name.value, self.flagged[id(original)])
         return updated
 
 

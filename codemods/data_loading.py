@@ -26,15 +26,6 @@ def _is_pin_memory_entry(element: cst.BaseDictElement) -> bool:
     return isinstance(element, cst.DictElement) and string_value(element.key) in PIN_OPTIONS
 
 
-def _drop_args(args, drop) -> list[cst.Arg]:
-    """``drop_items`` for call arguments; when the last one goes, the new last one also takes
-    the whitespace before ``)``, so a call laid out one argument a line keeps its closing line."""
-    kept = drop_items(args, drop)
-    if kept and args and drop(args[-1]):
-        kept[-1] = kept[-1].with_changes(whitespace_after_arg=args[-1].whitespace_after_arg)
-    return kept
-
-
 def _is_pin_memory_call(node: cst.CSTNode) -> bool:
     return (
         isinstance(node, cst.Call)
@@ -86,7 +77,7 @@ class PinMemory(Rule):
             )
         if not self._pins(original.args, _is_pin_memory_arg):
             return updated
-        replacement = updated.with_changes(args=_drop_args(updated.args, _is_pin_memory_arg))
+        replacement = updated.with_changes(args=drop_items(updated.args, _is_pin_memory_arg))
         return self.replace(
             original, updated, replacement, "`pin_memory=` removed: nothing to pin on XLA"
         )

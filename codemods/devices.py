@@ -12,6 +12,8 @@ import re
 import libcst as cst
 
 from migrate_xla.rule import (
+    EQUAL,
+    code_of,
     SAFE,
     TORCH_XLA,
     XM,
@@ -64,10 +66,6 @@ def cuda_choice(node: cst.CSTNode) -> cst.BaseExpression | None:
 
 def is_cuda_value(node: cst.CSTNode) -> bool:
     return is_cuda_literal(node) or cuda_choice(node) is not None
-
-
-def code_of(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
 
 
 def dropped_condition(node: cst.CSTNode) -> str:
@@ -647,6 +645,3 @@ class LoadMapLocation(Rule):
         return names_device(target_name(value))
 
 
-EQUAL = cst.AssignEqual(
-    whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
-)

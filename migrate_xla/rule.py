@@ -294,13 +294,27 @@ def call_arg(call: cst.Call, position: int | None, keyword: str | None) -> cst.A
 def drop_items(items: Sequence, drop) -> list:
     """``items`` (call arguments, dict or list elements) without those ``drop`` accepts.
 
-    When the last item goes, the new last item takes its comma, so a trailing comma
-    and the layout of a call spread over several lines survive.
+    When the last item goes, the new last item takes its comma (and, for a call
+    argument, the whitespace before ``)``), so a trailing comma and the layout of a
+    call spread over several lines survive.
     """
     kept = [item for item in items if not drop(item)]
     if kept and items and kept[-1] is not items[-1]:
-        kept[-1] = kept[-1].with_changes(comma=items[-1].comma)
+        last = items[-1]
+        changes = {"comma": last.comma}
+        if isinstance(last, cst.Arg) and isinstance(kept[-1], cst.Arg):
+            changes["whitespace_after_arg"] = last.whitespace_after_arg
+        kept[-1] = kept[-1].with_changes(**changes)
     return kept
+
+
+def code_of(node: cst.CSTNode) -> str:
+    """The source code of a node, for messages and templates."""
+    return cst.Module(body=[]).code_for_node(node)
+
+
+# `keyword=value` with no spaces, as PEP 8 writes keyword arguments
+EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
 
 
 def parse_expr(code: str) -> cst.BaseExpression:
