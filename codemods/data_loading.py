@@ -283,7 +283,7 @@ class MpDeviceLoaderAtLoop(Rule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self.proof = _BatchMoveProof(self)
+        self.proof = BatchMoveProof(self)
         self.plans: dict[int, _LoopPlan] = {}
         self.moves: set[int] = set()
         self.removals: set[int] = set()
@@ -344,7 +344,7 @@ class MpDeviceLoaderAtLoop(Rule):
         )
 
 
-class _BatchMoveProof:
+class BatchMoveProof:
     """Decides, on the original tree, whether a loop's batches may come from an MpDeviceLoader.
 
     See ``MpDeviceLoaderAtLoop``: the loop's batch names are followed through the body;
@@ -401,6 +401,22 @@ class _BatchMoveProof:
         if left_unassigned and self._used_outside(node, left_unassigned):
             return None
         return plan
+
+    def iterates_device_loader(self, iterable: cst.BaseExpression) -> bool:
+        """Whether a loop already takes its batches from an MpDeviceLoader (which syncs)."""
+        if self.passes_items_through(iterable):
+            first = _first_arg(iterable)
+            return first is not None and self.iterates_device_loader(first.value)
+        if isinstance(iterable, cst.Call):
+            func = iterable.func
+            per_device = isinstance(func, cst.Attribute) and func.attr.value == "per_device_loader"
+            return per_device or self.qualname(func) in DEVICE_LOADERS
+        if isinstance(iterable, (cst.Name, cst.Attribute)):
+            last = iterable.value if isinstance(iterable, cst.Name) else iterable.attr.value
+            return code_of(iterable) in self.device_loaders or bool(
+                LOADER_NAME.search(last) and ON_DEVICE_ALREADY.search(last)
+            )
+        return False
 
     def _loader_and_element(self, iterable, target):
         """(loader expression, the target its items bind, whether guessed) or None."""

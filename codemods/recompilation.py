@@ -69,8 +69,12 @@ def in_training_path(statements: Sequence[cst.CSTNode]) -> bool:
             return False
         if TRAINING_FUNCTION.search(name):
             return True
-    inside = statements[statements.index(function) + 1 :] if function is not None else statements
-    return any(isinstance(s, (cst.For, cst.While)) for s in inside)
+    for statement in reversed(statements):
+        if statement is function:
+            return False
+        if isinstance(statement, (cst.For, cst.While)):
+            return True
+    return False
 
 
 def find(node: cst.CSTNode, accept: Callable[[cst.CSTNode], bool]) -> cst.CSTNode | None:
@@ -238,8 +242,9 @@ class DataDependentShape(Rule):
     ``argwhere``, ``masked_select``, ``unique``, ``torch.where(cond)`` with one argument
     and boolean-mask indexing ``x[mask]`` return as many elements as the data says, so
     every new count is a new shape and a new graph. Measured on torch_xla 2.9 (CPU PJRT):
-    ``x[x > 0]`` and even ``x[mask] = 0`` fall back to the CPU (``aten::nonzero``), so
-    they also cut the step's graph. Report only: the rewrite (a mask multiply,
+    each of them, ``x[mask] = 0`` and ``torch.nonzero_static`` included, falls back to the
+    CPU (``aten::nonzero``, ``aten::_unique2``, ``aten::masked_select``), so it also cuts
+    the step's graph. Report only: the rewrite (a mask multiply,
     ``torch.where``, ``masked_fill``) changes what the code computes downstream.
 
     Methods (``x.unique()``) are matched by shape; NumPy's ``np.unique`` and other

@@ -20,4 +20,5 @@ def evaluate(model, loader):
     scores = []
     for x, y in loader:
         scores.append(model(x, y).item())
+        torch_xla.sync()
     return sum(scores) / len(scores)

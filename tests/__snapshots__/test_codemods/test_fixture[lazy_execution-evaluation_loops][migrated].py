@@ -1,0 +1,24 @@
+"""Evaluation and inference loops that no loader syncs: one sync per iteration."""
+
+import torch
+import torch_xla
+
+
+@torch.no_grad()
+def generate(model, idx, steps, device):
+    for _ in range(steps):
+        logits, _ = model(idx.to(device))
+        next_token = logits[:, -1, :].argmax(dim=-1, keepdim=True)
+        idx = torch.cat((idx, next_token.cpu()), dim=1)
+        torch_xla.sync()
+    return idx
+
+
+def evaluate(net, batches, device):
+    correct = 0
+    with torch.inference_mode():
+        for inputs, labels in batches:
+            outputs = net(inputs.to(device))
+            correct += (outputs.argmax(1) == labels.to(device)).sum()
+            torch_xla.sync()
+    return correct
