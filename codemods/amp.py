@@ -37,6 +37,7 @@ DEVICE_AUTOCAST = frozenset(name for name in AMP_DEVICE_CALLS if name.endswith("
 CUDA_SCALER = frozenset({"torch.cuda.amp.GradScaler", "torch.cuda.amp.grad_scaler.GradScaler"})
 DEVICE_SCALER = frozenset(name for name in AMP_DEVICE_CALLS if name.endswith("GradScaler"))
 HALF = frozenset({"torch.float16", "torch.half"})
+CUDA_CUSTOM = {"torch.cuda.amp.custom_fwd": "custom_fwd", "torch.cuda.amp.custom_bwd": "custom_bwd"}
 BFLOAT16 = "torch.bfloat16"
 NO_SCALING = "bfloat16 needs no loss scaling"
 
@@ -89,7 +90,9 @@ class CudaAutocast(Rule):
     file assigned one to (``device_type = "cuda" if "cuda" in device else "cpu"``), or any
     device with ``dtype=torch.float16``; as a ``with`` or as a decorator. ``enabled=`` and
     ``cache_enabled=`` are kept; the dtype (float16, or a variable that chose one) becomes
-    bfloat16. CPU autocast and XLA autocast are left alone.
+    bfloat16. CPU autocast and XLA autocast are left alone. The decorators of custom
+    autograd functions, ``torch.cuda.amp.custom_fwd`` / ``custom_bwd``, become
+    ``torch.amp.custom_fwd(device_type="xla")`` (a float16 ``cast_inputs`` becomes bfloat16).
     """
 
     CODE = "XLA401"
@@ -129,7 +132,32 @@ class CudaAutocast(Rule):
             return 1, 2, 3  # torch.autocast(device_type, dtype, enabled, cache_enabled)
         return None
 
+    def _custom(self, original, updated, name: str, args: list[cst.Arg]):
+        """``torch.cuda.amp.custom_fwd`` / ``custom_bwd``, bare or called with ``args``."""
+        torch, imports = torch_module(self.ctx)
+        args = [keyword_arg("device_type", cst.SimpleString('"xla"')), *args]
+        replacement = cst.Call(parse_expr(f"{torch}.amp.{CUDA_CUSTOM[name]}"), args)
+        return self.replace(
+            original, updated, replacement, f"`{short(original)}` -> `{code_of(replacement)}`: autocast on XLA; see {AMP_GUIDE}",
+            imports=imports, drop_if_unused=self.ctx.import_behind(original),
+        )
+
+    def leave_Decorator(self, original: cst.Decorator, updated: cst.Decorator):
+        name = self.qualname(original.decorator)  # bare @torch.cuda.amp.custom_fwd
+        if name not in CUDA_CUSTOM:
+            return updated
+        return updated.with_changes(decorator=self._custom(original.decorator, updated.decorator, name, []))
+
     def leave_Call(self, original: cst.Call, updated: cst.Call):
+        name = self.qualname(original.func)
+        if name in CUDA_CUSTOM and not any(a.star for a in original.args):
+            args = []
+            for old, new in zip(original.args, updated.args):
+                if old.keyword is not None and old.keyword.value == "cast_inputs" and self.qualname(old.value) in HALF:
+                    self.ctx.forget_fixes_inside(old)
+                    new = new.with_changes(value=parse_expr(f"{torch_module(self.ctx)[0]}.bfloat16"))
+                args.append(new)
+            return self._custom(original, updated, name, args)
         positions = self._positions(original)
         if positions is None or any(a.star for a in original.args):
             return updated
@@ -776,11 +804,12 @@ class Float16ToBfloat16(Rule):
 
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
-        self.autocast_dtypes: set[int] = set()  # XLA401 decides these
+        self.autocast_dtypes: set[int] = set()  # autocast's dtype and custom_fwd's cast_inputs: XLA401 decides
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.qualname(node.func) in CUDA_AUTOCAST | DEVICE_AUTOCAST:
-            dtype = call_arg(node, 1, "dtype")
+        name = self.qualname(node.func)
+        if name in CUDA_AUTOCAST | DEVICE_AUTOCAST or name in CUDA_CUSTOM:
+            dtype = call_arg(node, None if name in CUDA_CUSTOM else 1, "cast_inputs" if name in CUDA_CUSTOM else "dtype")
             if dtype is not None:
                 self.autocast_dtypes.add(id(dtype.value))
 

@@ -1,7 +1,11 @@
-"""XLA8xx: CUDA-only code with no automatic XLA rewrite is flagged, never kept silently.
+"""XLA8xx: CUDA-only code is never kept silently, nor half-converted.
 
 The migration guide's "Unsupported Operations" and "Debugging and Profiling": what
-only exists on NVIDIA GPUs must be replaced by a person. These rules say where.
+only exists on NVIDIA GPUs must be replaced by a person, and these rules say where and
+with what (one TODO comment a statement, an error for ``--check``). Where an XLA
+counterpart keeps the meaning, the rule converts instead: NVTX ranges become
+``torch_xla.debug.profiler`` traces (XLA804), and ``torch.compile`` gets the ``openxla``
+backend (XLA810, unsafe). XLA899 catches what no rule named.
 """
 
 from __future__ import annotations
@@ -11,10 +15,10 @@ from typing import Callable, ClassVar
 
 import libcst as cst
 
-from codemods.devices import EQUAL, code_of, is_cuda_literal
+from codemods.devices import is_cuda_literal
 from codemods.recompilation import append_keyword, find, flag_once, snippet
 from migrate_xla.engine import _drop_removed_lines as drop_removed_lines
-from migrate_xla.rule import SAFE, UNSAFE, Import, Rule, call_arg, string_value
+from migrate_xla.rule import EQUAL, SAFE, UNSAFE, Import, Rule, call_arg, code_of, string_value
 
 CUDA_MODULES = ("torch.cuda", "torch.backends.cudnn", "torch.backends.cuda")
 _BLOCKS = (cst.BaseSuite, cst.BaseStatement, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally)
@@ -144,7 +148,7 @@ class CudaReferenceLeft(Rule):
             return updated
         left = self._find(updated)
         if left is not None:
-            self.flag(original, f"`{code_of(left)}` {self._hint(left)}")
+            self.flag(original, f"`{snippet(left)}` {self._hint(left)}")
         return updated
 
     def _hint(self, node: cst.CSTNode) -> str:

@@ -23,8 +23,7 @@ from typing import Callable, Sequence
 
 import libcst as cst
 
-from codemods.devices import EQUAL, code_of
-from migrate_xla.rule import UNSAFE, Rule, call_arg, string_value
+from migrate_xla.rule import EQUAL, UNSAFE, Rule, call_arg, code_of, string_value
 
 RECOMPILATION_DOC = "https://docs.pytorch.org/xla/master/perf/recompilation.html"
 

@@ -64,3 +64,32 @@ class Head(nn.Module):
     @torch.autocast("xla", dtype=torch.bfloat16)
     def project(self, x):
         return self.proj(x)
+
+
+# Custom autograd functions declare how they run under autocast.
+
+
+class ScaledSoftmax(torch.autograd.Function):
+    @staticmethod
+    @torch.amp.custom_fwd(device_type="xla", cast_inputs=torch.bfloat16)
+    def forward(ctx, x):
+        return torch.softmax(x, dim=-1)
+
+    @staticmethod
+    @torch.amp.custom_bwd(device_type="xla")
+    def backward(ctx, grad):
+        return grad
+
+
+class Square(torch.autograd.Function):
+    @staticmethod
+    @torch.amp.custom_fwd(device_type="xla", cast_inputs=torch.float32)
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    @torch.amp.custom_bwd(device_type="xla")
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return 2 * x * grad
