@@ -16,9 +16,8 @@ from typing import Callable, ClassVar
 import libcst as cst
 
 from codemods.devices import is_cuda_literal
-from codemods.recompilation import append_keyword, find, flag_once, snippet
 from migrate_xla.engine import _drop_removed_lines as drop_removed_lines
-from migrate_xla.rule import EQUAL, SAFE, UNSAFE, Import, Rule, call_arg, code_of, string_value
+from migrate_xla.rule import EQUAL, SAFE, UNSAFE, Import, Rule, append_keyword, call_arg, code_of, find, snippet, string_value
 
 CUDA_MODULES = ("torch.cuda", "torch.backends.cudnn", "torch.backends.cuda")
 _BLOCKS = (cst.BaseSuite, cst.BaseStatement, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally)
@@ -320,7 +319,7 @@ class CudaOnlyApi(Rule):
         else:
             message = self.message(node, api)
         self.flagged[id(statement)] = source or self.qualname(node) or ""
-        flag_once(self, node, message)
+        self.flag(node, message)
 
     def message(self, node: cst.CSTNode, api: str) -> str:
         """What the finding on a reference to ``api`` says."""
@@ -979,8 +978,7 @@ class TorchCompileBackend(Rule):
         if name in INDUCTOR_ONLY or tuning:
             tuned = backend if name in INDUCTOR_ONLY else tuning[0]
             what = f"`{tuned.keyword.value}={snippet(tuned.value)}`"
-            flag_once(
-                self,
+            self.flag(
                 original,
                 f"{what} tunes torch.compile for NVIDIA GPUs (CUDA graphs, Triton autotuning) and has no XLA "
                 'meaning: compile with `torch.compile(..., backend="openxla")` and no mode / options, or drop '

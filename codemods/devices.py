@@ -13,6 +13,7 @@ import libcst as cst
 
 from migrate_xla.rule import (
     EQUAL,
+    append_keyword,
     code_of,
     SAFE,
     TORCH_XLA,
@@ -603,20 +604,10 @@ class LoadMapLocation(Rule):
         if arg is None:
             if any(a.star for a in original.args):
                 return updated
-            new_arg = cst.Arg(cpu, keyword=cst.Name("map_location"), equal=EQUAL)
-            args = [*updated.args]
-            if args:
-                between = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-                trailing = args[-1].comma
-                if isinstance(trailing, cst.Comma):  # the new argument takes the trailing comma
-                    new_arg = new_arg.with_changes(comma=trailing)
-                    if isinstance(trailing.whitespace_after, cst.ParenthesizedWhitespace):
-                        between = cst.Comma(whitespace_after=updated.whitespace_before_args)  # one per line
-                args[-1] = args[-1].with_changes(comma=between)
             return self.replace(
                 original,
                 updated,
-                updated.with_changes(args=[*args, new_arg]),
+                append_keyword(updated, "map_location", cpu),
                 f'`torch.load` without map_location: loads to "cpu" so a GPU checkpoint loads without a GPU; {MAP_LOCATION_NOTE}',
             )
         if is_other_device(arg.value) or not self._is_device(arg.value):

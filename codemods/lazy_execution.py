@@ -14,6 +14,10 @@ import libcst as cst
 from migrate_xla.rule import SAFE, TORCH_XLA, Rule
 
 OPTIMIZER_NAME = re.compile(r"(^|_)(opt|optim|optimizer|optimiser)s?(\d*|_\w+)$|optimi[sz]er", re.IGNORECASE)
+# A torch_xla.sync() inside a profiler trace raises "Expecting scope to be empty"; a
+# StepTrace syncs on exit by itself.
+TRACE = "torch_xla.debug.profiler.Trace"
+STEP_TRACE = "torch_xla.debug.profiler.StepTrace"
 SYNC_CALLS = {"torch_xla.sync", "torch_xla.core.xla_model.mark_step", "torch_xla.core.xla_model.optimizer_step"}
 
 
@@ -35,7 +39,9 @@ class SyncAfterOptimizerStep(Rule):
     sync, ``xm.mark_step()`` or ``xm.optimizer_step()`` already follows. Optimizers are
     matched by shape: ``<name>.step()`` where the name says optimizer (``optimizer``,
     ``opt_d``, ``self.optim``), or ``scaler.step(optimizer)`` (the sync then follows
-    ``scaler.update()``); LR schedulers are not.
+    ``scaler.update()``); LR schedulers are not. A step inside ``with xp.Trace(...)`` gets
+    its sync after the ``with`` (a sync inside a trace raises "Expecting scope to be
+    empty"); inside ``xp.StepTrace`` none, since the StepTrace syncs when it closes.
     """
 
     CODE = "XLA201"
@@ -46,7 +52,16 @@ class SyncAfterOptimizerStep(Rule):
     BEFORE = "for x, y in loader:\n    loss = model(x).sum()\n    loss.backward()\n    optimizer.step()\n"
     AFTER = "for x, y in loader:\n    loss = model(x).sum()\n    loss.backward()\n    optimizer.step()\n    torch_xla.sync()\n"
 
+    def _traces(self, statement: cst.CSTNode) -> set[str]:
+        """The profiler traces a ``with`` statement opens (empty for anything else)."""
+        if not isinstance(statement, cst.With):
+            return set()
+        calls = [item.item for item in statement.items if isinstance(item.item, cst.Call)]
+        return {self.qualname(call.func) for call in calls} & {TRACE, STEP_TRACE}
+
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock):
+        if self.ctx.statements and self._traces(self.ctx.statements[-1]):
+            return updated  # the sync goes after the `with xp.Trace(...)`, or StepTrace does it
         steps = [i for i, statement in enumerate(original.body) if self._is_optimizer_step(statement)]
         if not steps:
             return updated
@@ -75,6 +90,8 @@ class SyncAfterOptimizerStep(Rule):
         return None
 
     def _is_optimizer_step(self, statement: cst.BaseStatement) -> bool:
+        if self._traces(statement) == {TRACE}:  # with xp.Trace("step"): ... optimizer.step()
+            return any(self._is_optimizer_step(s) for s in statement.body.body)
         call = self._call_of(statement)
         if call is None or not isinstance(call.func, cst.Attribute) or call.func.attr.value != "step":
             return False

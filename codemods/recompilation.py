@@ -23,7 +23,7 @@ from typing import Callable, Sequence
 
 import libcst as cst
 
-from migrate_xla.rule import EQUAL, UNSAFE, Rule, call_arg, code_of, string_value
+from migrate_xla.rule import EQUAL, UNSAFE, Rule, append_keyword, call_arg, code_of, find, snippet, string_value
 
 RECOMPILATION_DOC = "https://docs.pytorch.org/xla/master/perf/recompilation.html"
 
@@ -31,27 +31,6 @@ TRAINING_FUNCTION = re.compile(r"train|step|forward|loss|fit|eval|valid|predict|
 DATA_FUNCTION = re.compile(
     r"^__(getitem|iter|len|init)__$|collate|preprocess|prepare|load|dataset|tokeni[sz]e", re.IGNORECASE
 )
-
-
-def flag_once(rule: Rule, node: cst.CSTNode, message: str) -> None:
-    """Flag ``node``; when another rule already put a TODO on its statement, only report it.
-
-    A statement gets one TODO comment (design.md, "Rules"), and the finding is still
-    printed with its own code.
-    """
-    statement = rule.ctx.statements[-1] if rule.ctx.statements else None
-    entries = rule.ctx.todos.get(id(statement), []) if statement is not None else []
-    if any(code != rule.CODE for code, _ in entries):
-        rule.note(node, message)
-    else:
-        rule.flag(node, message)
-
-
-def snippet(node: cst.CSTNode, limit: int = 60) -> str:
-    """``node``'s code on one line, shortened: what a message (and its TODO comment) quotes."""
-    text = re.sub(r"\s*\n\s*", " ", code_of(node).strip())
-    text = re.sub(r"([(\[{]) ", r"\1", re.sub(r",? ([)\]}])", r"\1", text))
-    return text if len(text) <= limit else f"{text[: limit - 3]}..."
 
 
 def innermost_function(statements: Sequence[cst.CSTNode]) -> cst.FunctionDef | None:
@@ -74,34 +53,6 @@ def in_training_path(statements: Sequence[cst.CSTNode]) -> bool:
         if isinstance(statement, (cst.For, cst.While)):
             return True
     return False
-
-
-def find(node: cst.CSTNode, accept: Callable[[cst.CSTNode], bool]) -> cst.CSTNode | None:
-    """The first node in ``node`` (itself included, pre-order) that ``accept`` takes."""
-    if accept(node):
-        return node
-    for child in node.children:
-        found = find(child, accept)
-        if found is not None:
-            return found
-    return None
-
-
-def append_keyword(call: cst.Call, keyword: str, value: cst.BaseExpression) -> cst.Call:
-    """``call`` with ``keyword=value`` added last, keeping a trailing comma and one argument a line."""
-    new_arg = cst.Arg(value, keyword=cst.Name(keyword), equal=EQUAL)
-    args = list(call.args)
-    if not args:
-        return call.with_changes(args=[new_arg])
-    last = args[-1]
-    between = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    if isinstance(last.comma, cst.Comma):  # the new argument takes the trailing comma
-        new_arg = new_arg.with_changes(comma=last.comma)
-        if isinstance(last.comma.whitespace_after, cst.ParenthesizedWhitespace):
-            between = cst.Comma(whitespace_after=call.whitespace_before_args)  # one argument a line
-    new_arg = new_arg.with_changes(whitespace_after_arg=last.whitespace_after_arg)
-    args[-1] = last.with_changes(comma=between, whitespace_after_arg=cst.SimpleWhitespace(""))
-    return call.with_changes(args=[*args, new_arg])
 
 
 def _words(text: str) -> set[str]:
@@ -287,8 +238,7 @@ class DataDependentShape(Rule):
         else:
             return updated
         if in_training_path(self.ctx.statements):
-            flag_once(
-                self,
+            self.flag(
                 original,
                 f"`{op}` returns as many elements as the data says: a new shape (and graph) for every "
                 f"count, and XLA computes it on the CPU; {hint}; see {RECOMPILATION_DOC}",
@@ -313,7 +263,7 @@ class DataDependentShape(Rule):
                 "has as many elements as the mask is true, a new shape (and graph) for every count, "
                 f"and XLA computes it on the CPU; {SELECT_HINT}"
             )
-        flag_once(self, original, f"{message}; see {RECOMPILATION_DOC}")
+        self.flag(original, f"{message}; see {RECOMPILATION_DOC}")
         return updated
 
     def _is_mask(self, node: cst.CSTNode) -> bool:
@@ -405,8 +355,7 @@ class TensorControlFlow(Rule):
         read = find(test, self._reads_value)
         if read is None or not in_training_path(self.ctx.statements):
             return
-        flag_once(
-            self,
+        self.flag(
             read,
             f"`{kind}` on `{snippet(read)}` reads a tensor value: the step's graph is cut and run there "
             "to get it (a host sync), and each branch traces another graph; keep the choice on the "
@@ -472,8 +421,7 @@ class VariableLengthBatch(Rule):
         elif self._is_longest_length(original):
             message = f"the collate function pads to `{snippet(original)}`, the longest sequence of the batch"
         if message is not None:
-            flag_once(
-                self,
+            self.flag(
                 original,
                 f"{message}: every new length is a new shape and compiles a new graph; {PAD_HINT}; "
                 f"see {RECOMPILATION_DOC}",

@@ -8,9 +8,10 @@ Rules never edit imports by hand: they schedule them through ``FileContext``.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from dataclasses import asdict, dataclass, field
-from typing import ClassVar, Iterable, Sequence
+from typing import Callable, ClassVar, Iterable, Sequence
 
 import libcst as cst
 
@@ -212,10 +213,9 @@ class FileContext:
     ) -> None:
         statement = self.statements[-1] if self.statements else None
         self.pending.append(_Pending(type(rule), node, statement, message, fixed, imports, drops))
-        if todo and statement is not None:
-            entries = self.todos.setdefault(id(statement), [])
-            if all(code != rule.CODE for code, _ in entries):
-                entries.append((rule.CODE, message))
+        if todo and statement is not None and id(statement) not in self.todos:
+            # One TODO comment a statement: a second rule's finding is still reported.
+            self.todos[id(statement)] = [(rule.CODE, " ".join(message.split()))]
 
     def forget_fixes_inside(self, node: cst.CSTNode) -> None:
         """Drop the fixes made in ``node`` or below it (a rule is replacing it whole)."""
@@ -319,3 +319,38 @@ EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_a
 
 def parse_expr(code: str) -> cst.BaseExpression:
     return cst.parse_expression(code)
+
+
+def snippet(node: cst.CSTNode, limit: int = 60) -> str:
+    """``node``'s code on one line, shortened: what a message (and its TODO comment) quotes."""
+    text = re.sub(r"\s*\n\s*", " ", code_of(node).strip())
+    text = re.sub(r"([(\[{]) ", r"\1", re.sub(r",? ([)\]}])", r"\1", text))
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
+
+
+def find(node: cst.CSTNode, accept: Callable[[cst.CSTNode], bool]) -> cst.CSTNode | None:
+    """The first node in ``node`` (itself included, pre-order) that ``accept`` takes."""
+    if accept(node):
+        return node
+    for child in node.children:
+        found = find(child, accept)
+        if found is not None:
+            return found
+    return None
+
+
+def append_keyword(call: cst.Call, keyword: str, value: cst.BaseExpression) -> cst.Call:
+    """``call`` with ``keyword=value`` added last, keeping a trailing comma and one argument a line."""
+    new_arg = cst.Arg(value, keyword=cst.Name(keyword), equal=EQUAL)
+    args = list(call.args)
+    if not args:
+        return call.with_changes(args=[new_arg])
+    last = args[-1]
+    between = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    if isinstance(last.comma, cst.Comma):  # the new argument takes the trailing comma
+        new_arg = new_arg.with_changes(comma=last.comma)
+        if isinstance(last.comma.whitespace_after, cst.ParenthesizedWhitespace):
+            between = cst.Comma(whitespace_after=call.whitespace_before_args)  # one argument a line
+    new_arg = new_arg.with_changes(whitespace_after_arg=last.whitespace_after_arg)
+    args[-1] = last.with_changes(comma=between, whitespace_after_arg=cst.SimpleWhitespace(""))
+    return call.with_changes(args=[*args, new_arg])
