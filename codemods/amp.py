@@ -16,9 +16,10 @@ from typing import Iterator
 
 import libcst as cst
 
-from codemods.devices import AMP_DEVICE_CALLS, EQUAL, XLA_DEVICE, code_of, is_cuda_value, target_name, xla_string
+from codemods.devices import AMP_DEVICE_CALLS, XLA_DEVICE, is_cuda_value, target_name, xla_string
 from codemods.lazy_execution import OPTIMIZER_NAME
 from migrate_xla.rule import (
+    EQUAL,
     SAFE,
     TORCH_XLA,
     UNSAFE,
@@ -26,8 +27,10 @@ from migrate_xla.rule import (
     Import,
     Rule,
     call_arg,
+    code_of,
     drop_items,
     parse_expr,
+    snippet,
     string_value,
 )
 
@@ -47,14 +50,6 @@ def torch_module(ctx: FileContext) -> tuple[str, list[Import]]:
     a replacement needs when the file does not import torch itself."""
     local = ctx.binds("torch")
     return (local, []) if local else ("torch", [Import("torch")])
-
-
-def short(node: cst.CSTNode) -> str:
-    """The code of ``node`` for a message: one line, or the callee and ``(...)``."""
-    text = code_of(node)
-    if "\n" not in text and len(text) <= 80:
-        return text
-    return f"{code_of(node.func)}(...)" if isinstance(node, cst.Call) else text.split("\n", 1)[0] + " ..."
 
 
 def arg_index(call: cst.Call, position: int | None, keyword: str) -> int | None:
@@ -138,7 +133,7 @@ class CudaAutocast(Rule):
         args = [keyword_arg("device_type", cst.SimpleString('"xla"')), *args]
         replacement = cst.Call(parse_expr(f"{torch}.amp.{CUDA_CUSTOM[name]}"), args)
         return self.replace(
-            original, updated, replacement, f"`{short(original)}` -> `{code_of(replacement)}`: autocast on XLA; see {AMP_GUIDE}",
+            original, updated, replacement, f"`{snippet(original)}` -> `{code_of(replacement)}`: autocast on XLA; see {AMP_GUIDE}",
             imports=imports, drop_if_unused=self.ctx.import_behind(original),
         )
 
@@ -180,7 +175,7 @@ class CudaAutocast(Rule):
             original,
             updated,
             replacement,
-            f"`{short(original)}` -> `{code_of(replacement)}`: TPUs compute in bfloat16, which "
+            f"`{snippet(original)}` -> `{code_of(replacement)}`: TPUs compute in bfloat16, which "
             f"needs no GradScaler{chosen}; see {AMP_GUIDE}",
             imports=[TORCH_XLA, *imports],
             drop_if_unused=self.ctx.import_behind(original.func),
@@ -200,11 +195,11 @@ def _child_fields(node_type: type) -> tuple[str, ...]:
     )
 
 
-def _walk(module: cst.Module) -> Iterator[tuple[cst.CSTNode, tuple]]:
-    """Every node of ``module`` but layout (whitespace, commas, parentheses) in code order,
+def _walk(root: cst.CSTNode) -> Iterator[tuple[cst.CSTNode, tuple]]:
+    """Every node under ``root`` but layout (whitespace, commas, parentheses) in code order,
     with its three nearest ancestors, nearest first. Reading dataclass fields is about ten
     times faster than ``CSTNode.children``. Import statements are not entered."""
-    stack: list[tuple[cst.CSTNode, tuple]] = [(module, ())]
+    stack: list[tuple[cst.CSTNode, tuple]] = [(root, ())]
     while stack:
         node, ancestors = stack.pop()
         yield node, ancestors
@@ -358,6 +353,14 @@ def _is_shaped(what: str, node: cst.CSTNode, ancestors: tuple) -> bool:
 
 
 def _analyse(module: cst.Module, trigger: cst.CSTNode, statement: cst.CSTNode) -> ScalerUses:
+    """Every GradScaler the file makes, every use of it, and what each use becomes.
+
+    Names are matched by spelling across the file, not by scope: two functions'
+    ``scaler`` variables count as one, so if either is used in a way no rule converts,
+    both stay (conservative, never wrong). Uses that the traversal already left when the
+    analysis ran (``trigger``, or else ``statement``, is where it stands) cannot be
+    rewritten any more: their scaler stays.
+    """
     names = FileContext()
     refs: dict[str, list[tuple[cst.CSTNode, tuple]]] = defaultdict(list)
     calls: list[tuple[cst.Call, tuple]] = []
@@ -554,24 +557,24 @@ class _ScalerRewrite(_ScalerAware):
             return self._rewrite(original, updated, replacement, f"{names} no longer passed to `{code_of(original.func)}()`")
         if what == "unwrap":
             value = updated.args[0].value
-            return self._rewrite(original, updated, atomic(value), f"`{short(original)}` -> `{code_of(value)}`")
+            return self._rewrite(original, updated, atomic(value), f"`{snippet(original)}` -> `{snippet(value)}`")
         if what == "step":
             optimizer = updated.args[0].value
             rest = list(updated.args[1:])
             replacement = cst.Call(cst.Attribute(atomic(optimizer), cst.Name("step")), rest)
-            return self._rewrite(original, updated, replacement, f"`{short(original)}` -> `{code_of(replacement)}`")
+            return self._rewrite(original, updated, replacement, f"`{snippet(original)}` -> `{code_of(replacement)}`")
         constant = {"get_scale": "1.0", "state_dict": "{}"}.get(what or "")
         if constant is not None:
             return self._rewrite(
                 original, updated, parse_expr(constant),
-                f"`{short(original)}` -> `{constant}`, what a disabled GradScaler returns",
+                f"`{snippet(original)}` -> `{constant}`, what a disabled GradScaler returns",
             )
         return updated
 
     def _remove(self, original, updated):
         if self._owned(original) != "remove":
             return updated
-        what = short(original.value if isinstance(original, cst.Expr) else original)
+        what = snippet(original.value if isinstance(original, cst.Expr) else original)
         old = "; checkpoints saved with a scaler still load" if "load_state_dict" in what else ""
         return self._rewrite(original, updated, cst.RemoveFromParent(), f"`{what}` removed{old}")
 
@@ -602,7 +605,7 @@ class _ScalerRewrite(_ScalerAware):
         if not doomed:
             return updated
         entries = ", ".join(
-            f"{code_of(o.key)}: {short(o.value)}" for o, u in zip(original.elements, updated.elements) if id(u) in doomed
+            f"{code_of(o.key)}: {snippet(o.value)}" for o, u in zip(original.elements, updated.elements) if id(u) in doomed
         )
         replacement = updated.with_changes(elements=drop_items(updated.elements, lambda e: id(e) in doomed))
         return self._rewrite(original, updated, replacement, f"`{entries}` removed from the checkpoint")
@@ -659,7 +662,7 @@ class GradScalerRemoved(_ScalerRewrite):
                 args[index] = args[index].with_changes(value=cst.SimpleString('"xla"'))
         replacement = updated.with_changes(func=parse_expr(f"{torch}.amp.GradScaler"), args=args)
         if scaler is not None:
-            use = short(scaler.odd[0])
+            use = snippet(scaler.odd[0])
             why = f"`{scaler.key}` is also used in a way xla-migrate does not convert (`{use}`)"
             if scaler.late:
                 why = f"`{scaler.key}` is used above the first line that names a GradScaler (`{use}`)"
@@ -671,7 +674,7 @@ class GradScalerRemoved(_ScalerRewrite):
             "`loss.backward()` and `optimizer.step()` for its calls; see " + AMP_GUIDE,
         )
         return self.replace(
-            original, updated, replacement, f"`{short(original)}` -> `{code_of(replacement)}`",
+            original, updated, replacement, f"`{snippet(original)}` -> `{code_of(replacement)}`",
             imports=[TORCH_XLA, *imports], drop_if_unused=self.ctx.import_behind(original.func),
         )
 
@@ -687,7 +690,7 @@ class GradScalerRemoved(_ScalerRewrite):
         if scaler is None or not scaler.removable:
             return None
         return self._rewrite(
-            original, updated, cst.RemoveFromParent(), f"`{short(original)}` removed",
+            original, updated, cst.RemoveFromParent(), f"`{snippet(original)}` removed",
             drop_if_unused=self.ctx.import_behind(call.func),
         )
 
@@ -818,7 +821,7 @@ class Float16ToBfloat16(Rule):
             original,
             updated,
             replacement,
-            f"`{short(original)}` -> `{short(replacement)}`: TPUs compute in bfloat16 natively "
+            f"`{snippet(original)}` -> `{snippet(replacement)}`: TPUs compute in bfloat16 natively "
             "(unsafe: check that nothing needs float16 here, such as a saved half-precision format)",
             imports=imports,
         )

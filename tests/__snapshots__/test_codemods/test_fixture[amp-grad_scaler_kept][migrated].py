@@ -17,7 +17,7 @@ def main(model, loader, use_amp):
 
 def optional(model, loader, use_amp):
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    # TODO(xla-migrate): XLA402 `amp_scaler` is also used in a way xla-migrate does not convert (`amp_scaler = torch.amp.GradScaler("cuda") if use_amp else None`), so it stays, on the XLA device; bfloat16 needs no loss scaling: remove it and write `loss.backward()` and `optimizer.step()` for its calls; see https://docs.pytorch.org/xla/master/perf/amp.html
+    # TODO(xla-migrate): XLA402 `amp_scaler` is also used in a way xla-migrate does not convert (`amp_scaler = torch.amp.GradScaler("cuda") if use_amp else...`), so it stays, on the XLA device; bfloat16 needs no loss scaling: remove it and write `loss.backward()` and `optimizer.step()` for its calls; see https://docs.pytorch.org/xla/master/perf/amp.html
     amp_scaler = torch.amp.GradScaler("xla") if use_amp else None
     for x, y in loader:
         loss = model(x, y)
