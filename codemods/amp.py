@@ -252,12 +252,10 @@ class ScalerUses:
 def scaler_uses(ctx: FileContext, module: cst.Module, trigger: cst.CSTNode) -> ScalerUses:
     """The analysis of ``module``, made once per file for the rules that share it, when the
     traversal first meets ``trigger`` (a name that can be a scaler's)."""
-    cached = ctx.__dict__.get("_amp_scaler_uses")
-    if cached is None or cached[0] is not module:
+    if "scaler_uses" not in ctx.shared:
         statement = ctx.statements[-1] if ctx.statements else module
-        cached = (module, _analyse(module, trigger, statement))
-        ctx.__dict__["_amp_scaler_uses"] = cached
-    return cached[1]
+        ctx.shared["scaler_uses"] = _analyse(module, trigger, statement)
+    return ctx.shared["scaler_uses"]
 
 
 def _is_reference(name: cst.Name, parent: cst.CSTNode | None) -> bool:

@@ -38,7 +38,7 @@ class SyncAfterOptimizerStep(Rule):
     optimizers get one sync), inside the ``if`` of gradient accumulation, and nowhere a
     sync, ``xm.mark_step()`` or ``xm.optimizer_step()`` already follows. Optimizers are
     matched by shape: ``<name>.step()`` where the name says optimizer (``optimizer``,
-    ``opt_d``, ``self.optim``), or ``scaler.step(optimizer)`` (the sync then follows
+    ``opt_d``, ``self.optim``), or ``scaler.step(optimizer)`` by any name (the sync then follows
     ``scaler.update()``); LR schedulers are not. A step inside ``with xp.Trace(...)`` gets
     its sync after the ``with`` (a sync inside a trace raises "Expecting scope to be
     empty"); inside ``xp.StepTrace`` none, since the StepTrace syncs when it closes.
@@ -66,7 +66,7 @@ class SyncAfterOptimizerStep(Rule):
         if not steps:
             return updated
         last = steps[-1]
-        while last + 1 < len(original.body) and self._is_scaler_update(original.body[last + 1]):
+        while last + 1 < len(original.body) and self._is_scaler_update(original.body[last], original.body[last + 1]):
             last += 1  # scaler.step(optimizer); scaler.update(): the step ends after the update
         if any(self._is_sync(statement) for statement in original.body[last + 1 :]):
             return updated
@@ -98,16 +98,20 @@ class SyncAfterOptimizerStep(Rule):
         owner = _last_name(call.func.value)
         if OPTIMIZER_NAME.search(owner) and "sched" not in owner.lower():
             return not call.args or all(a.keyword is not None for a in call.args)
-        # scaler.step(optimizer)
-        return "scaler" in owner.lower() and bool(call.args) and bool(OPTIMIZER_NAME.search(_last_name(call.args[0].value)))
+        # scaler.step(optimizer), whatever the scaler is called
+        return bool(call.args) and bool(OPTIMIZER_NAME.search(_last_name(call.args[0].value)))
 
-    def _is_scaler_update(self, statement: cst.BaseStatement) -> bool:
-        call = self._call_of(statement)
+    def _is_scaler_update(self, step: cst.BaseStatement, statement: cst.BaseStatement) -> bool:
+        """``statement`` is ``scaler.update()`` of the scaler that ``step`` stepped with."""
+        step_call, call = self._call_of(step), self._call_of(statement)
         return (
-            call is not None
+            step_call is not None
+            and call is not None
             and isinstance(call.func, cst.Attribute)
             and call.func.attr.value == "update"
-            and "scaler" in _last_name(call.func.value).lower()
+            and not call.args
+            and step_call.args != ()
+            and call.func.value.deep_equals(step_call.func.value)
         )
 
     def _is_sync(self, statement: cst.BaseStatement) -> bool:

@@ -6,8 +6,8 @@ about 0.4 s a file (matcher dispatch on every node, full scope analysis) against
 - add ``import m``, ``import m as a`` or ``from m import n [as a]`` after the module's
   leading imports, unless an import already binds the name;
 - remove a top-level import whose name the migrated code no longer uses: no name token
-  of the generated code (strings and comments aside, attributes ``x.name`` aside) but
-  the import's own refers to it.
+  of the generated code outside import statements (strings, comments and attributes
+  ``x.name`` aside) refers to it. The comments above a removed import move down.
 """
 
 from __future__ import annotations
@@ -99,27 +99,43 @@ def _add(module: cst.Module, specs: list[Import]) -> cst.Module:
 
 
 def _name_uses(code: str) -> Counter:
-    """How often each name is used as a name (not as ``.attribute``) in ``code``."""
+    """How often each name is used as a name (not as ``.attribute``) outside imports."""
     uses: Counter = Counter()
     previous = None
+    in_import = False
+    line_start = True
     for token in tokenize.generate_tokens(io.StringIO(code).readline):
-        if token.type == tokenize.NAME and previous != ".":
+        if token.type in (tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
+            if token.type == tokenize.NEWLINE:
+                line_start, in_import = True, False
+            continue
+        if line_start:
+            in_import = token.string in ("import", "from")
+            line_start = False
+        elif token.string == ";":
+            line_start = True
+        if token.type == tokenize.NAME and previous != "." and not in_import:
             uses[token.string] += 1
-        if token.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT):
-            previous = token.string
+        previous = token.string
     return uses
 
 
 def _remove_unused(module: cst.Module, specs: list[Import]) -> cst.Module:
     uses = _name_uses(module.code)
     body = []
+    carried: list[cst.EmptyLine] = []  # the comments above a removed import go to the next line
     for statement in module.body:
         if isinstance(statement, cst.SimpleStatementLine) and any(
             have in specs for have in _imports_of(statement)
         ):
-            statement = _without_unused(statement, specs, uses)
-            if statement is None:
+            kept = _without_unused(statement, specs, uses)
+            if kept is None:
+                carried.extend(line for line in statement.leading_lines if line.comment is not None)
                 continue
+            statement = kept
+        if carried:
+            statement = statement.with_changes(leading_lines=[*carried, *statement.leading_lines])
+            carried = []
         body.append(statement)
     return module.with_changes(body=body)
 
@@ -151,4 +167,4 @@ def _unused(alias: cst.ImportAlias, small: cst.Import | cst.ImportFrom, specs: l
         local = asname or spec.obj
     if spec not in specs:
         return False
-    return uses[local] <= 1  # the import statement itself uses the name once
+    return uses[local] == 0

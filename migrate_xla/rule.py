@@ -145,6 +145,7 @@ class FileContext:
     pending: list[_Pending] = field(default_factory=list)
     statements: list[cst.CSTNode] = field(default_factory=list)
     todos: dict[int, list[tuple[str, str]]] = field(default_factory=dict)
+    shared: dict[str, object] = field(default_factory=dict)  # analyses several rules share
 
     # -- names ---------------------------------------------------------------
     def learn_import(self, node: cst.Import | cst.ImportFrom) -> None:

@@ -4,7 +4,6 @@ from contextlib import nullcontext
 
 import torch
 import torch.nn as nn
-from torch import autocast
 import torch_xla
 
 model = nn.Linear(8, 8).to(torch_xla.device())

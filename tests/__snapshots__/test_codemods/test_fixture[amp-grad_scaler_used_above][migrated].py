@@ -9,6 +9,7 @@ def train_step(model, batch, optimizer):
     gs.scale(loss).backward()
     gs.step(optimizer)
     gs.update()
+    torch_xla.sync()
 
 
 model = torch.nn.Linear(4, 4).to(torch_xla.device())
