@@ -32,6 +32,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_corpus.py
 	$(BIN)/python benchmarks/bench_startup.py
+	$(BIN)/python benchmarks/bench_verify.py
 
 clean:
 	rm -rf $(VENV) *.egg-info
