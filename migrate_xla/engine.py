@@ -87,14 +87,23 @@ class RuleRunner(cst.CSTTransformer):
                 table = self.visitors if kind == "visit" else self.leavers
                 table[node_type].append(getattr(rule, name))
 
+    # Exact type checks: isinstance against LibCST's abstract bases is slow, and this
+    # runs on every node of every parsed file.
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, (cst.Import, cst.ImportFrom)):
+        node_type = type(node)
+        if node_type in _IMPORTS:
             self.ctx.learn_import(node)
-        if isinstance(node, cst.BaseStatement):
+        if node_type in _STATEMENTS:
             self.ctx.statements.append(node)
-        for visit in self.visitors.get(type(node).__name__, ()):
+        for visit in self.visitors.get(node_type.__name__, ()):
             visit(node)
         return True
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        pass  # rules use no per-attribute hooks; skipping LibCST's lookup of them saves time
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        pass
 
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):
         node_type = type(original)
@@ -102,15 +111,29 @@ class RuleRunner(cst.CSTTransformer):
             updated = leave(original, updated)
             if type(updated) is not node_type:
                 break  # replaced by another kind of node, or removed: later rules do not apply
-        if isinstance(original, cst.BaseStatement):
+        if node_type in _STATEMENTS:
             self.ctx.statements.pop()
-            if isinstance(updated, cst.SimpleStatementLine):
+            if type(updated) is cst.SimpleStatementLine:
                 updated = _tidy_line(original, updated)
-            if isinstance(updated, cst.BaseStatement):
+            if type(updated) in _STATEMENTS:
                 updated = self.ctx.attach_todos(original, updated)
-        elif isinstance(updated, (cst.Module, cst.IndentedBlock)):
+        elif type(updated) in (cst.Module, cst.IndentedBlock):
             updated = _drop_removed_lines(updated)
         return updated
+
+
+def _concrete_subclasses(base: type) -> frozenset[type]:
+    found, todo = set(), [base]
+    while todo:
+        cls = todo.pop()
+        todo.extend(cls.__subclasses__())
+        if not getattr(cls, "__abstractmethods__", None):
+            found.add(cls)
+    return frozenset(found)
+
+
+_STATEMENTS = _concrete_subclasses(cst.BaseStatement)
+_IMPORTS = frozenset({cst.Import, cst.ImportFrom})
 
 
 # A statement line whose every small statement a rule removed is kept as this

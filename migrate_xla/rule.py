@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from functools import lru_cache
 from dataclasses import asdict, dataclass, field
 from typing import Callable, ClassVar, Iterable, Sequence
 
@@ -318,7 +319,9 @@ def code_of(node: cst.CSTNode) -> str:
 EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
 
 
+@lru_cache(maxsize=1024)
 def parse_expr(code: str) -> cst.BaseExpression:
+    """An expression node for ``code``; cached, since nodes are immutable and templates repeat."""
     return cst.parse_expression(code)
 
 
