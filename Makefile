@@ -5,7 +5,6 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-DEMO_OUT ?= $(shell mktemp -d 2>/dev/null || echo /tmp/xla-migrate-demo)
 
 .PHONY: venv demo test bench clean
 
@@ -20,11 +19,14 @@ $(STAMP): pyproject.toml constraints.txt
 # Migrate the bundled GPU example into a temporary folder (the diff and the findings),
 # then verify it: the original on the CPU with CUDA emulated against the migration on
 # CPU PJRT, step by step; a table, a JSON report and a plot of both loss curves.
+# DEMO_OUT=folder keeps the results there (default: a new temporary folder).
 demo: $(STAMP)
-	$(BIN)/xla-migrate --diff --exit-zero fixtures/examples/mnist_cnn.py
-	$(BIN)/xla-migrate --exit-zero --stats -o $(DEMO_OUT) fixtures/examples/mnist_cnn.py
-	$(BIN)/xla-migrate verify fixtures/examples/mnist_cnn.py --steps 10 --json $(DEMO_OUT)/verify.json --plot $(DEMO_OUT)/loss.png
-	@echo "migrated copy: $(DEMO_OUT)/mnist_cnn.py; verification: $(DEMO_OUT)/verify.json, $(DEMO_OUT)/loss.png"
+	@set -e; out="$${DEMO_OUT:-$$(mktemp -d)}"; \
+	set -x; \
+	$(BIN)/xla-migrate --diff --exit-zero fixtures/examples/mnist_cnn.py; \
+	$(BIN)/xla-migrate --exit-zero --stats -o "$$out" fixtures/examples/mnist_cnn.py; \
+	$(BIN)/xla-migrate verify fixtures/examples/mnist_cnn.py --steps 10 --json "$$out/verify.json" --plot "$$out/loss.png"; \
+	set +x; echo "migrated copy: $$out/mnist_cnn.py; verification: $$out/verify.json, $$out/loss.png"
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
