@@ -16,7 +16,7 @@ import re
 import libcst as cst
 
 from codemods.devices import EQUAL, code_of
-from migrate_xla.rule import SAFE, XM, Rule, call_arg, parse_expr
+from migrate_xla.rule import SAFE, XM, Rule, call_arg, parse_expr, last_name
 
 # The last name of a value that holds a whole module: model, self.model, net, netG, model.module
 MODULE_NAME = re.compile(
@@ -28,14 +28,6 @@ PER_PROCESS = re.compile(r"rank|ordinal", re.IGNORECASE)
 SAVE_TRIGGERS = (r"\bsave\(", r"import[^\n]*\bsave\b")  # torch.save(...), from torch import save as ...
 STATE_DICT_CPU = "{{k: v.cpu() for k, v in {0}.items()}}"
 GUIDE = "https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html"
-
-
-def _last_name(node: cst.CSTNode) -> str:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return ""
 
 
 def _appended(call: cst.Call, args: list[cst.Arg], new: cst.Arg) -> list[cst.Arg]:
@@ -66,7 +58,7 @@ def _moved_to_cpu(node: cst.CSTNode) -> bool:
 
 def is_whole_module(node: cst.CSTNode) -> bool:
     """``model``, ``self.net``, ``model.module``: a value named like an ``nn.Module``."""
-    return isinstance(node, (cst.Name, cst.Attribute)) and bool(MODULE_NAME.search(_last_name(node)))
+    return isinstance(node, (cst.Name, cst.Attribute)) and bool(MODULE_NAME.search(last_name(node)))
 
 
 def _module_state_dict(node: cst.CSTNode) -> bool:

@@ -11,7 +11,7 @@ import re
 
 import libcst as cst
 
-from migrate_xla.rule import SAFE, TORCH_XLA, Rule
+from migrate_xla.rule import SAFE, TORCH_XLA, Rule, last_name
 
 OPTIMIZER_NAME = re.compile(r"(^|_)(opt|optim|optimizer|optimiser)s?(\d*|_\w+)$|optimi[sz]er", re.IGNORECASE)
 # A torch_xla.sync() inside a profiler trace raises "Expecting scope to be empty"; a
@@ -19,14 +19,6 @@ OPTIMIZER_NAME = re.compile(r"(^|_)(opt|optim|optimizer|optimiser)s?(\d*|_\w+)$|
 TRACE = "torch_xla.debug.profiler.Trace"
 STEP_TRACE = "torch_xla.debug.profiler.StepTrace"
 SYNC_CALLS = {"torch_xla.sync", "torch_xla.core.xla_model.mark_step", "torch_xla.core.xla_model.optimizer_step"}
-
-
-def _last_name(node: cst.CSTNode) -> str:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return ""
 
 
 class SyncAfterOptimizerStep(Rule):
@@ -95,11 +87,11 @@ class SyncAfterOptimizerStep(Rule):
         call = self._call_of(statement)
         if call is None or not isinstance(call.func, cst.Attribute) or call.func.attr.value != "step":
             return False
-        owner = _last_name(call.func.value)
+        owner = last_name(call.func.value)
         if OPTIMIZER_NAME.search(owner) and "sched" not in owner.lower():
             return not call.args or all(a.keyword is not None for a in call.args)
         # scaler.step(optimizer), whatever the scaler is called
-        return bool(call.args) and bool(OPTIMIZER_NAME.search(_last_name(call.args[0].value)))
+        return bool(call.args) and bool(OPTIMIZER_NAME.search(last_name(call.args[0].value)))
 
     def _is_scaler_update(self, step: cst.BaseStatement, statement: cst.BaseStatement) -> bool:
         """``statement`` is ``scaler.update()`` of the scaler that ``step`` stepped with."""
@@ -129,7 +121,7 @@ def _is_training_step_call(node: cst.CSTNode) -> bool:
         and isinstance(node.func, cst.Attribute)
         and (
             node.func.attr.value == "backward"
-            or (node.func.attr.value == "step" and bool(OPTIMIZER_NAME.search(_last_name(node.func.value))))
+            or (node.func.attr.value == "step" and bool(OPTIMIZER_NAME.search(last_name(node.func.value))))
         )
     )
 
@@ -358,7 +350,7 @@ class SyncInEvaluationLoop(Rule):
             func = node.func
             if isinstance(func, cst.Attribute) and func.attr.value in ("to", "cuda"):
                 return True
-            if FORWARD_NAME.search(_last_name(func)):
+            if FORWARD_NAME.search(last_name(func)):
                 return True
         return any(self._runs_the_device(child) for child in node.children)
 

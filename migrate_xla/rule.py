@@ -310,6 +310,15 @@ def drop_items(items: Sequence, drop) -> list:
     return kept
 
 
+def last_name(node: cst.CSTNode) -> str:
+    """``optimizer`` for ``optimizer`` and ``self.optimizer``; empty for anything else."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return ""
+
+
 def code_of(node: cst.CSTNode) -> str:
     """The source code of a node, for messages and templates."""
     return cst.Module(body=[]).code_for_node(node)
