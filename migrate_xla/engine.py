@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+from contextlib import contextmanager
 import os
 import re
 from collections import defaultdict
@@ -18,7 +19,7 @@ from functools import lru_cache
 from typing import Callable, Iterable, Iterator, Sequence
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst._nodes.internal import CodegenState
 
 from migrate_xla import registry
 from migrate_xla.imports import apply_imports
@@ -231,14 +232,66 @@ def _syntax_error(text: str, filename: str, exc: cst.ParserSyntaxError) -> str:
     return f"line {exc.raw_line}, column {exc.raw_column + 1}: {exc.message}"
 
 
+@dataclass
+class _PositionRecorder(CodegenState):
+    """Code generation that notes where the wanted nodes start, and nothing else.
+
+    LibCST's PositionProvider records every node of the file, at 4 to 8 times the cost
+    of generating the code; findings need a few (benchmarks/README.md).
+    """
+
+    wanted: set[int] = field(default_factory=set)
+    found: dict[int, tuple[int, int]] = field(default_factory=dict)
+    counted: int = 0  # tokens already counted into line and column
+    line: int = 1
+    column: int = 0
+
+    def here(self) -> tuple[int, int]:
+        if self.counted < len(self.tokens):
+            chunk = "".join(self.tokens[self.counted :])
+            self.counted = len(self.tokens)
+            parts = _NEWLINE.split(chunk)
+            if len(parts) == 1:
+                self.column += len(chunk)
+            else:
+                self.line += len(parts) - 1
+                self.column = len(parts[-1])
+        return self.line, self.column
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        if id(node) in self.wanted:  # nodes without a syntactic position of their own
+            self.found[id(node)] = self.here()
+
+    @contextmanager
+    def record_syntactic_position(self, node, *, start_node=None, end_node=None):
+        if start_node is None and id(node) in self.wanted:
+            self.found[id(node)] = self.here()
+        yield
+        if start_node is not None and id(node) in self.wanted:
+            self.found[id(node)] = self.found.get(id(start_node))
+
+
+_NEWLINE = re.compile(r"\r\n?|\n")
+
+
 def _positioned(module: cst.Module, ctx: FileContext) -> list[Diagnostic]:
     if not ctx.pending:
         return []
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    wanted = set()
+    for item in ctx.pending:
+        for node in (item.node, item.statement):
+            if node is not None:
+                wanted.add(id(node))
+                if isinstance(node, cst.SimpleStatementLine) and node.body:
+                    wanted.add(id(node.body[0]))  # a line's position is its first statement's
+    recorder = _PositionRecorder(
+        default_indent=module.default_indent, default_newline=module.default_newline, wanted=wanted
+    )
+    module._codegen(recorder)
     diagnostics = []
     for item in ctx.pending:
-        where = positions.get(item.node) or positions.get(item.statement)
-        line, column = (where.start.line, where.start.column + 1) if where else (1, 1)
+        where = recorder.found.get(id(item.node)) or recorder.found.get(id(item.statement))
+        line, column = (where[0], where[1] + 1) if where else (1, 1)
         diagnostics.append(
             Diagnostic(
                 code=item.rule.CODE,
