@@ -13,7 +13,6 @@ from contextlib import contextmanager
 import os
 import re
 from collections import defaultdict
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Iterable, Iterator, Sequence
@@ -360,6 +359,8 @@ def migrate_files(
         for found in files:
             yield migrate_file(found, options)
         return
+    from concurrent.futures import ProcessPoolExecutor  # only for many files: it costs 25 ms to import
+
     chunk = max(1, min(32, len(files) // (jobs * 8)))
     with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
         yield from pool.map(_migrate_chunk, [(f, options) for f in files], chunksize=chunk)
