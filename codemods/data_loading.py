@@ -9,7 +9,7 @@ from typing import Iterator
 import libcst as cst
 
 from codemods.devices import XLA_DEVICE, code_of, cuda_choice, is_cuda_literal, names_device
-from migrate_xla.rule import PL, SAFE, TORCH_XLA, Rule, drop_items, parse_expr, string_value
+from migrate_xla.rule import PL, SAFE, TORCH_XLA, Rule, drop_items, parse_expr, string_value, subtree
 
 PIN_OPTIONS = ("pin_memory", "pin_memory_device")
 
@@ -167,12 +167,6 @@ def _bindings_in(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         yield node.name
     for child in node.children:
         yield from _bindings_in(child)
-
-
-def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    yield node
-    for child in node.children:
-        yield from _walk(child)
 
 
 def _params(params: cst.Parameters) -> list[cst.Param]:
@@ -619,7 +613,7 @@ class BatchMoveProof:
                 own = {p.name.value for p in _params(node.params)}
                 own |= {n.value for t in _bindings_in(node) for n in _target_names(t)}
                 shared = {
-                    item.name.value for g in _walk(node) if isinstance(g, (cst.Global, cst.Nonlocal))
+                    item.name.value for g in subtree(node) if isinstance(g, (cst.Global, cst.Nonlocal))
                     for item in g.names if isinstance(item.name, cst.Name)
                 }
                 if names <= own - shared:

@@ -60,7 +60,7 @@ class SyncAfterOptimizerStep(Rule):
         last = steps[-1]
         while last + 1 < len(original.body) and self._is_scaler_update(original.body[last], original.body[last + 1]):
             last += 1  # scaler.step(optimizer); scaler.update(): the step ends after the update
-        if any(self._is_sync(statement) for statement in original.body[last + 1 :]):
+        if any(_is_sync_statement(self, statement) for statement in original.body[last + 1 :]):
             return updated
         if len(updated.body) != len(original.body):
             return updated  # another rule changed this block's statements; positions no longer line up
@@ -74,17 +74,10 @@ class SyncAfterOptimizerStep(Rule):
             imports=[TORCH_XLA],
         )
 
-    def _call_of(self, statement: cst.BaseStatement) -> cst.Call | None:
-        if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
-            small = statement.body[0]
-            if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-                return small.value
-        return None
-
     def _is_optimizer_step(self, statement: cst.BaseStatement) -> bool:
         if self._traces(statement) == {TRACE}:  # with xp.Trace("step"): ... optimizer.step()
             return any(self._is_optimizer_step(s) for s in statement.body.body)
-        call = self._call_of(statement)
+        call = _call_of(statement)
         if call is None or not isinstance(call.func, cst.Attribute) or call.func.attr.value != "step":
             return False
         owner = last_name(call.func.value)
@@ -95,7 +88,7 @@ class SyncAfterOptimizerStep(Rule):
 
     def _is_scaler_update(self, step: cst.BaseStatement, statement: cst.BaseStatement) -> bool:
         """``statement`` is ``scaler.update()`` of the scaler that ``step`` stepped with."""
-        step_call, call = self._call_of(step), self._call_of(statement)
+        step_call, call = _call_of(step), _call_of(statement)
         return (
             step_call is not None
             and call is not None
@@ -106,9 +99,6 @@ class SyncAfterOptimizerStep(Rule):
             and call.func.value.deep_equals(step_call.func.value)
         )
 
-    def _is_sync(self, statement: cst.BaseStatement) -> bool:
-        call = self._call_of(statement)
-        return call is not None and self.qualname(call.func) in SYNC_CALLS
 
 
 HOST_SYNC_METHODS = {"item", "tolist", "cpu", "numpy"}
@@ -369,9 +359,16 @@ class SyncInEvaluationLoop(Rule):
         )
 
 
-def _is_sync_statement(rule: Rule, statement: cst.BaseStatement) -> bool:
+def _call_of(statement: cst.BaseStatement) -> cst.Call | None:
+    """The call of a statement line that is nothing but a call, like ``optimizer.step()``."""
     if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
         small = statement.body[0]
         if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-            return rule.qualname(small.value.func) in SYNC_CALLS
-    return False
+            return small.value
+    return None
+
+
+def _is_sync_statement(rule: Rule, statement: cst.BaseStatement) -> bool:
+    """``torch_xla.sync()``, ``xm.mark_step()`` or ``xm.optimizer_step(...)`` on a line of its own."""
+    call = _call_of(statement)
+    return call is not None and rule.qualname(call.func) in SYNC_CALLS

@@ -19,11 +19,11 @@ flagged.
 from __future__ import annotations
 
 import re
-from typing import Callable, Sequence
+from typing import Sequence
 
 import libcst as cst
 
-from migrate_xla.rule import EQUAL, UNSAFE, Rule, append_keyword, call_arg, code_of, find, snippet, string_value
+from migrate_xla.rule import UNSAFE, Rule, append_keyword, call_arg, code_of, find, snippet, string_value
 
 RECOMPILATION_DOC = "https://docs.pytorch.org/xla/master/perf/recompilation.html"
 

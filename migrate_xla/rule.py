@@ -221,7 +221,7 @@ class FileContext:
 
     def forget_fixes_inside(self, node: cst.CSTNode) -> None:
         """Drop the fixes made in ``node`` or below it (a rule is replacing it whole)."""
-        inside = {id(n) for n in _subtree(node)}
+        inside = {id(n) for n in subtree(node)}
         self.pending = [p for p in self.pending if not (p.fixed and id(p.node) in inside)]
 
     def attach_todos(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
@@ -246,10 +246,11 @@ def _unique(items: Iterable) -> list:
     return list(dict.fromkeys(items))
 
 
-def _subtree(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
+def subtree(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
+    """``node`` and every node below it, in code order."""
     yield node
     for child in node.children:
-        yield from _subtree(child)
+        yield from subtree(child)
 
 
 def dotted_name(node: cst.CSTNode) -> str:

@@ -8,7 +8,6 @@ they can.
 from __future__ import annotations
 
 import json
-import os
 import textwrap
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from click.testing import CliRunner
 
 from conftest import FIXTURES, ROOT
 from migrate_xla.engine import migrate_code, options_for
-from migrate_xla.verify import Settings, VerifyError, assert_loss_parity, verify
+from migrate_xla.verify import Settings, assert_loss_parity, verify
 from migrate_xla.verify.command import verify_command
 from migrate_xla.verify.harness import record_reference
 
@@ -120,8 +119,6 @@ def test_missing_script_and_needed_arguments(tmp_path):
     result = run_verify(str(tmp_path / "nowhere.py"))
     assert result.exit_code == 2 and "no such script" in result.output
     needs_args = tmp_path / "needs_args.py"
-    needs_args.write_text("import argparse\nargparse.ArgumentParser().add_argument('--data', required=True)\n"
-                          "import sys; argparse.ArgumentParser().parse_args()\n")
     needs_args.write_text(
         "import argparse\np = argparse.ArgumentParser()\np.add_argument('--data', required=True)\np.parse_args()\n"
     )
