@@ -537,7 +537,9 @@ class NvtxRange(CudaOnlyApi):
         self.converting: set[int] = set()  # API references this rule rewrites
         self.spanning: set[int] = set()  # range references whose region runs a whole step
         self.decorators: set[int] = set()
-        self.markers: dict[int, str] = {}  # converted push / pop expressions -> "push" / "pop"
+        # converted push / pop expressions -> ("push" / "pop", the expression): holding the
+        # expression keeps its id from being reused by a later node once a `with` replaces it
+        self.markers: dict[int, tuple[str, cst.Expr]] = {}
 
     # -- which references are converted ---------------------------------------------
     def profiler(self) -> str | None:
@@ -657,14 +659,14 @@ class NvtxRange(CudaOnlyApi):
         call = original.body[0].value
         if self._kind(original) == "push":
             marker = cst.Expr(self._trace("Trace", updated.body[0].value.args[0].value))
-            self.markers[id(marker)] = "push"
+            self.markers[id(marker)] = ("push", marker)
             message = (
                 f"`{snippet(call)}` ... `range_pop()` -> `with {snippet(marker.value)}:` around the "
                 f"statements between them: the range shows in torch_xla's profiler; see {PROFILING_DOC}"
             )
         else:
             marker = cst.Expr(cst.Name("__xla_migrate_nvtx_pop__"))
-            self.markers[id(marker)] = "pop"
+            self.markers[id(marker)] = ("pop", marker)
             message = "`range_pop()` closes the `xp.Trace` block made from its `range_push`"
         return self.replace(
             call,
@@ -685,7 +687,7 @@ class NvtxRange(CudaOnlyApi):
 
     def _marker(self, statement: cst.CSTNode) -> str | None:
         if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
-            return self.markers.get(id(statement.body[0]))
+            return self.markers.get(id(statement.body[0]), (None,))[0]
         return None
 
     def _wrap(self, body: list[cst.BaseStatement]) -> list[cst.BaseStatement]:

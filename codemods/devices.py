@@ -400,7 +400,8 @@ class CudaRuntimeCall(Rule):
 
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
-        self.seeds: set[int] = set()  # the torch_xla.manual_seed(...) calls this rule wrote
+        # the torch_xla.manual_seed(...) calls this rule wrote, by id; held so no id is reused
+        self.seeds: dict[int, cst.BaseExpression] = {}
 
     def leave_Expr(self, original: cst.Expr, updated: cst.Expr):
         call = original.value
@@ -430,7 +431,7 @@ class CudaRuntimeCall(Rule):
             template = template.format(code_of(updated.args[0].value))
         replacement = parse_expr(template)
         if name.endswith("manual_seed") or name.endswith("manual_seed_all"):
-            self.seeds.add(id(replacement))
+            self.seeds[id(replacement)] = replacement
         return self.replace(
             original,
             updated,
