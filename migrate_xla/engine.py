@@ -15,6 +15,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
 import libcst as cst
@@ -23,7 +24,10 @@ from libcst._nodes.internal import CodegenState
 from migrate_xla import registry
 from migrate_xla.imports import apply_imports
 from migrate_xla.rule import Diagnostic, FileContext, Rule
-from migrate_xla.sources import Found, Source, SourceError, read_source
+from migrate_xla.sources import Found, Patterns, Source, SourceError, read_source
+
+# What --target and the configuration's ``target`` may name (FileContext.target).
+TARGETS = ("single",)
 
 
 class MigrationError(Exception):
@@ -36,11 +40,31 @@ class Options:
 
     codes: tuple[str, ...]
     unsafe_fixes: bool = False
-    target: str = "single"
+    target: str = TARGETS[0]
+    # per-file-ignores: (pattern relative to root, rule codes it turns off), in order
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    root: str = "."
 
     @property
     def rules(self) -> tuple[type[Rule], ...]:
         return _rules_for(self.codes)
+
+    def for_file(self, path: str | os.PathLike) -> "Options":
+        """These options less the codes a per-file-ignores pattern covering ``path`` turns off."""
+        off = {
+            code
+            for pattern, codes in self.per_file_ignores
+            if _patterns(self.root, pattern).covers(Path(path))
+            for code in codes
+        }
+        if not off:
+            return self
+        return dataclasses.replace(self, codes=tuple(c for c in self.codes if c not in off))
+
+
+@lru_cache(maxsize=None)
+def _patterns(root: str, pattern: str) -> Patterns:
+    return Patterns.parse(Path(root), [pattern])
 
 
 @lru_cache(maxsize=None)
@@ -322,7 +346,7 @@ def migrate_file(found: Found, options: Options) -> FileResult:
     try:
         result.source = read_source(found.path)
         result.new_text, result.diagnostics = migrate_code(
-            result.source.text, options, str(found.path)
+            result.source.text, options.for_file(found.path), str(found.path)
         )
     except (SourceError, MigrationError) as exc:
         result.error = str(exc)
@@ -381,7 +405,14 @@ def options_for(
     select: Iterable[str] | None = None,
     ignore: Iterable[str] | None = None,
     unsafe_fixes: bool = False,
-    target: str = "single",
+    target: str = TARGETS[0],
+    per_file_ignores: Iterable[tuple[str, Iterable[str]]] = (),
+    root: str | os.PathLike = ".",
 ) -> Options:
+    """Options from rule codes or prefixes (``per_file_ignores``: pattern -> codes or prefixes)."""
     codes = tuple(rule.CODE for rule in registry.select(select, ignore))
-    return Options(codes=codes, unsafe_fixes=unsafe_fixes, target=target)
+    per_file = []
+    for pattern, prefixes in per_file_ignores:
+        prefixes = list(prefixes)  # none turns nothing off (an empty selection would mean every rule)
+        per_file.append((pattern, tuple(rule.CODE for rule in registry.select(prefixes)) if prefixes else ()))
+    return Options(codes, unsafe_fixes, target, tuple(per_file), os.fspath(root))

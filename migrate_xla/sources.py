@@ -18,7 +18,7 @@ import tempfile
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 SOURCE_SUFFIXES = (".py",)
 
@@ -147,16 +147,18 @@ class Found:
     root: Path  # the directory argument, or the file's folder for a file argument
 
 
-def find_sources(paths: list[Path]) -> Iterator[Found]:
+def find_sources(paths: list[Path], exclude: "Patterns | None" = None) -> Iterator[Found]:
     """Python files under ``paths``: folders walked honouring .gitignore, files as given.
 
+    ``exclude`` (the configuration's patterns) is one more ignore file, consulted last
+    while walking; like the default excludes it does not apply to files named explicitly.
     Symbolic links met while walking are skipped (they may point outside the tree);
     a link given explicitly is followed, so the file it points to is migrated.
     """
     seen: set[Path] = set()
     for path in paths:
         if path.is_dir():
-            candidates = (Found(p, path) for p in _walk(path))
+            candidates = (Found(p, path) for p in _walk(path, exclude))
         else:
             candidates = iter([Found(path, path.parent)])
         for found in candidates:
@@ -166,13 +168,12 @@ def find_sources(paths: list[Path]) -> Iterator[Found]:
                 yield found
 
 
-def _walk(root: Path) -> Iterator[Path]:
-    ignores = _ancestor_gitignores(root)
-    yield from _walk_dir(root, ignores)
+def _walk(root: Path, exclude: "Patterns | None") -> Iterator[Path]:
+    yield from _walk_dir(root, _ancestor_gitignores(root), exclude)
 
 
-def _walk_dir(folder: Path, ignores: list["_GitIgnore"]) -> Iterator[Path]:
-    own = _GitIgnore.load(folder)
+def _walk_dir(folder: Path, ignores: list["Patterns"], exclude: "Patterns | None") -> Iterator[Path]:
+    own = Patterns.load(folder)
     if own is not None:
         ignores = [*ignores, own]
     try:
@@ -186,15 +187,15 @@ def _walk_dir(folder: Path, ignores: list["_GitIgnore"]) -> Iterator[Path]:
         is_dir = entry.is_dir()
         if is_dir and entry.name in DEFAULT_EXCLUDES:
             continue
-        if _ignored(path, is_dir, ignores):
+        if _ignored(path, is_dir, ignores if exclude is None else [*ignores, exclude]):
             continue
         if is_dir:
-            yield from _walk_dir(path, ignores)
+            yield from _walk_dir(path, ignores, exclude)
         elif entry.name.endswith(SOURCE_SUFFIXES):
             yield path
 
 
-def _ancestor_gitignores(root: Path) -> list["_GitIgnore"]:
+def _ancestor_gitignores(root: Path) -> list["Patterns"]:
     """The .gitignore files above ``root``, up to the top of its git repository.
 
     Outside a git repository, and when ``root`` is itself the top of one, only the
@@ -206,13 +207,13 @@ def _ancestor_gitignores(root: Path) -> list["_GitIgnore"]:
         if folder.parent == folder:
             return []
         folder = folder.parent
-        ignore = _GitIgnore.load(folder)
+        ignore = Patterns.load(folder)
         if ignore is not None:
             found.append(ignore)
     return found[::-1]
 
 
-def _ignored(path: Path, is_dir: bool, ignores: list["_GitIgnore"]) -> bool:
+def _ignored(path: Path, is_dir: bool, ignores: list["Patterns"]) -> bool:
     verdict = False
     for ignore in ignores:
         result = ignore.match(path, is_dir)
@@ -222,18 +223,27 @@ def _ignored(path: Path, is_dir: bool, ignores: list["_GitIgnore"]) -> bool:
 
 
 @dataclass
-class _GitIgnore:
-    """The patterns of one .gitignore file (the subset of git's syntax projects use)."""
+class Patterns:
+    """Patterns in .gitignore syntax (the subset projects use), relative to ``base``.
+
+    Read from a .gitignore file, or given by the configuration (``exclude``,
+    ``per-file-ignores``): a pattern without a slash matches a name at any depth,
+    one with a slash is anchored at ``base``, ``**`` spans folders, ``!`` re-includes.
+    """
 
     base: Path
     patterns: list[tuple[re.Pattern[str], bool, bool]]  # (regex, negated, dir_only)
 
     @classmethod
-    def load(cls, folder: Path) -> "_GitIgnore | None":
+    def load(cls, folder: Path) -> "Patterns | None":
         try:
             lines = (folder / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:
             return None
+        return cls.parse(folder, lines)
+
+    @classmethod
+    def parse(cls, base: Path, lines: Iterable[str]) -> "Patterns":
         patterns = []
         for raw in lines:
             line = raw.rstrip()
@@ -253,7 +263,7 @@ class _GitIgnore:
             if not anchored:
                 regex = f"(?:.*/)?{regex}"
             patterns.append((re.compile(f"^{regex}$"), negated, dir_only))
-        return cls(folder.resolve(), patterns)
+        return cls(base.resolve(), patterns)
 
     def match(self, path: Path, is_dir: bool) -> bool | None:
         """True (ignored), False (re-included by ``!``) or None (no pattern says)."""
@@ -261,6 +271,19 @@ class _GitIgnore:
             rel = path.resolve().relative_to(self.base).as_posix()
         except ValueError:
             return None
+        return self._verdict(rel, is_dir)
+
+    def covers(self, path: Path) -> bool:
+        """Whether the patterns match the file ``path`` or a folder it is in (below ``base``)."""
+        try:
+            parts = path.resolve().relative_to(self.base).parts
+        except ValueError:
+            return False
+        return any(
+            self._verdict("/".join(parts[:depth]), depth < len(parts)) for depth in range(1, len(parts) + 1)
+        )
+
+    def _verdict(self, rel: str, is_dir: bool) -> bool | None:
         verdict = None
         for regex, negated, dir_only in self.patterns:
             if dir_only and not is_dir:
