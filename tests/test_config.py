@@ -1,0 +1,186 @@
+"""[tool.xla-migrate] in pyproject.toml: every key, where it is found, what the command line overrides, bad tables."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from migrate_xla import config
+from migrate_xla.cli import migrate
+from migrate_xla.engine import TARGETS
+
+from test_cli import CLEAN, FIXABLE, FINDING, make_repo, write
+
+HALF = "import torch\nx = torch.ones(2).half()\n"  # XLA405: an unsafe fix
+MIGRATED_HALF = "import torch\nx = torch.ones(2).to(torch.bfloat16)\n"
+
+
+def pyproject(folder: Path, table: str) -> Path:
+    return write(folder / "pyproject.toml", f"[project]\nname = 'x'\n\n[tool.xla-migrate]\n{table}\n")
+
+
+def codes(output: str) -> list[str]:
+    return sorted(m["code"] for m in map(FINDING.match, output.splitlines()) if m)
+
+
+# -- each key --------------------------------------------------------------------------
+
+
+def test_select_and_ignore(tmp_path, cli):
+    path = write(tmp_path / "train.py", FIXABLE)
+    pyproject(tmp_path, 'select = ["XLA1"]\nignore = ["XLA103"]')
+    assert codes(cli("--check", str(path)).stdout) == ["XLA101"]
+
+
+def test_unsafe_fixes(tmp_path, cli):
+    path = write(tmp_path / "train.py", HALF)
+    pyproject(tmp_path, "unsafe-fixes = true")
+    assert cli(str(path)).exit_code == 1
+    assert path.read_text() == MIGRATED_HALF
+
+
+def test_target_reaches_the_engine(tmp_path, monkeypatch):
+    monkeypatch.setattr(config, "TARGETS", (*TARGETS, "spmd"))  # a second choice, to see it arrive
+    pyproject(tmp_path, 'target = "spmd"')
+    assert config.discover([tmp_path]).options().target == "spmd"
+
+
+def test_exclude_applies_while_walking_not_to_files_named_explicitly(tmp_path, cli):
+    pyproject(tmp_path, 'exclude = ["legacy/", "*_gen.py", "/src/vendored"]')
+    for name in ["src/train.py", "src/legacy/old.py", "src/model_gen.py", "src/vendored/lib.py", "vendored/top.py"]:
+        write(tmp_path / name, FIXABLE)
+    result = cli("--check", str(tmp_path))
+    found = sorted({Path(m["path"]).relative_to(tmp_path).as_posix() for m in map(FINDING.match, result.stdout.splitlines())})
+    # "/src/vendored" is anchored at the pyproject's folder: a top-level vendored/ is still walked
+    assert found == ["src/train.py", "vendored/top.py"]
+    assert cli("--check", str(tmp_path / "src/legacy/old.py")).exit_code == 1  # named: processed
+
+
+def test_per_file_ignores_apply_to_the_files_they_match(tmp_path, cli):
+    pyproject(
+        tmp_path,
+        'select = ["XLA1"]\n[tool.xla-migrate.per-file-ignores]\n"tests/" = ["XLA1"]\n"conftest.py" = ["XLA101"]\n"scripts/*.py" = ["XLA103"]',
+    )
+    for name in ["src/train.py", "tests/unit/test_a.py", "src/conftest.py", "scripts/run.py", "scripts/deep/run.py"]:
+        write(tmp_path / name, FIXABLE)
+    result = cli("--check", str(tmp_path))
+    by_file: dict[str, list[str]] = {}
+    for m in map(FINDING.match, result.stdout.splitlines()):
+        by_file.setdefault(Path(m["path"]).relative_to(tmp_path).as_posix(), []).append(m["code"])
+    assert by_file == {
+        "src/train.py": ["XLA101", "XLA103"],
+        "src/conftest.py": ["XLA103"],  # a name without a slash matches at any depth
+        "scripts/run.py": ["XLA101"],
+        "scripts/deep/run.py": ["XLA101", "XLA103"],  # * does not cross a slash
+    }  # tests/unit/test_a.py: every XLA1 rule off, nothing left
+
+
+def test_per_file_ignores_work_in_the_process_pool(tmp_path):
+    pyproject(tmp_path, 'select = ["XLA1"]\n[tool.xla-migrate.per-file-ignores]\n"b*.py" = ["XLA1"]')
+    for name in ["a.py", "b.py", "c.py", "b2.py"]:
+        write(tmp_path / name, FIXABLE)
+    result = subprocess.run(
+        [sys.executable, "-m", "migrate_xla", "--check", "-j", "2", "."], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert sorted({FINDING.match(line)["path"] for line in result.stdout.splitlines()}) == ["a.py", "c.py"]
+
+
+# -- the command line wins ---------------------------------------------------------------
+
+
+def test_command_line_select_and_ignore_replace_the_files(tmp_path, cli):
+    path = write(tmp_path / "train.py", FIXABLE)
+    pyproject(tmp_path, 'select = ["XLA103"]\nignore = ["XLA101"]')
+    assert codes(cli("--check", str(path)).stdout) == ["XLA103"]
+    assert codes(cli("--check", "--select", "XLA101", str(path)).stdout) == []  # the file's ignore still holds
+    assert codes(cli("--check", "--select", "XLA101", "--ignore", "XLA7", str(path)).stdout) == ["XLA101"]
+
+
+def test_no_unsafe_fixes_on_the_command_line_wins(tmp_path, cli):
+    path = write(tmp_path / "train.py", HALF)
+    pyproject(tmp_path, "unsafe-fixes = true")
+    assert cli("--no-unsafe-fixes", str(path)).exit_code == 0  # the unsafe fix is only offered
+    assert path.read_text() == HALF
+
+
+def test_override_keeps_what_the_command_line_did_not_give():
+    loaded = config.Config(select=("XLA1",), ignore=("XLA103",), unsafe_fixes=True, exclude=("build/",))
+    merged = loaded.override(select=("XLA2",), ignore=None, target=None, unsafe_fixes=False)
+    assert merged == config.Config(select=("XLA2",), ignore=("XLA103",), unsafe_fixes=False, exclude=("build/",))
+
+
+# -- finding the file --------------------------------------------------------------------
+
+
+def test_nearest_pyproject_with_the_table_wins(tmp_path, cli):
+    pyproject(tmp_path, 'select = ["XLA103"]')
+    write(tmp_path / "pkg/pyproject.toml", "[project]\nname = 'pkg'\n")  # no table: the search goes on up
+    path = write(tmp_path / "pkg/src/train.py", FIXABLE)
+    assert codes(cli("--check", str(path)).stdout) == ["XLA103"]
+    pyproject(tmp_path / "pkg", 'select = ["XLA101"]')
+    assert codes(cli("--check", str(path)).stdout) == ["XLA101"]
+
+
+def test_search_stops_at_the_top_of_a_git_repository(tmp_path, cli):
+    pyproject(tmp_path, 'select = ["XLA103"]')
+    make_repo(tmp_path / "repo")
+    path = write(tmp_path / "repo/train.py", FIXABLE)
+    assert codes(cli("--check", str(path)).stdout) == ["XLA101", "XLA103"]
+
+
+def test_search_starts_at_the_common_folder_of_the_paths(tmp_path, cli):
+    pyproject(tmp_path, 'select = ["XLA103"]')
+    pyproject(tmp_path / "a", 'select = ["XLA101"]')
+    a, b = write(tmp_path / "a/x.py", FIXABLE), write(tmp_path / "b/y.py", FIXABLE)
+    assert codes(cli("--check", str(a)).stdout) == ["XLA101"]
+    assert codes(cli("--check", str(a), str(b)).stdout) == ["XLA103", "XLA103"]
+
+
+def test_stdin_uses_the_working_directorys_pyproject(tmp_path):
+    pyproject(tmp_path, "unsafe-fixes = true")
+    result = subprocess.run([sys.executable, "-m", "migrate_xla", "-"], cwd=tmp_path, input=HALF, capture_output=True, text=True)
+    assert result.stdout == MIGRATED_HALF
+
+
+# -- bad tables: exit 2, the file and the key named, nothing written ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ("selct = []", r"selct: unknown key \(known: select, ignore, target, unsafe-fixes, exclude, per-file-ignores\)"),
+        ('select = "XLA1"', r'select: expected a list of rule codes or prefixes, got "XLA1"'),
+        ('ignore = ["XLA9"]', r"ignore: unknown rule code or prefix: XLA9"),
+        ('target = "tpu"', r'target: expected one of .*single.*, got "tpu"'),
+        ('unsafe-fixes = "yes"', r'unsafe-fixes: expected true or false, got "yes"'),
+        ("exclude = [1]", r"exclude: expected a list of path patterns, got \[1\]"),
+        ('per-file-ignores = ["tests/"]', r'per-file-ignores: expected a table of pattern = \["CODE", ...\], got \["tests/"\]'),
+        ('per-file-ignores = { "tests/" = ["XLA1", "NOPE"] }', r'per-file-ignores "tests/": unknown rule code or prefix: NOPE'),
+        ('per-file-ignores = { "tests/" = "XLA1" }', r'per-file-ignores "tests/": expected a list'),
+    ],
+)
+def test_bad_table_is_a_usage_error_naming_file_and_key(tmp_path, cli, table, message):
+    path = write(tmp_path / "train.py", FIXABLE)
+    toml = pyproject(tmp_path, table)
+    result = cli(str(path))
+    assert result.exit_code == 2
+    assert re.search(re.escape(f"{toml}: [tool.xla-migrate] ") + message, result.stderr), result.stderr
+    assert path.read_text() == FIXABLE
+
+
+def test_invalid_toml_is_a_usage_error(tmp_path, cli):
+    path = write(tmp_path / "train.py", FIXABLE)
+    toml = write(tmp_path / "pyproject.toml", "[tool.xla-migrate\nselect = 1\n")
+    result = cli(str(path))
+    assert result.exit_code == 2
+    assert f"{toml}: not valid TOML" in result.stderr
+    assert path.read_text() == FIXABLE
+
+
+def test_target_choices_are_the_command_lines():
+    (option,) = [p for p in migrate.params if p.name == "target"]
+    assert tuple(option.type.choices) == TARGETS
