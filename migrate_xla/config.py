@@ -19,11 +19,6 @@ from migrate_xla import registry
 from migrate_xla.engine import TARGETS, Options, options_for
 from migrate_xla.sources import Patterns
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # the same parser, before it joined the standard library
-    import tomli as tomllib
-
 TABLE = "tool.xla-migrate"
 KEYS = ("select", "ignore", "target", "unsafe-fixes", "exclude", "per-file-ignores")
 
@@ -86,6 +81,11 @@ def find_pyproject(start: Path) -> Path | None:
 
 
 def _table(path: Path) -> dict | None:
+    # imported here: 10 ms of start-up that a run without a pyproject.toml does not need
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # the same parser, before it joined the standard library
+        import tomli as tomllib
     try:
         with path.open("rb") as handle:
             data = tomllib.load(handle)

@@ -13,7 +13,8 @@ from migrate_xla import config
 from migrate_xla.cli import migrate
 from migrate_xla.engine import TARGETS
 
-from test_cli import CLEAN, FIXABLE, FINDING, make_repo, write
+from conftest import ROOT
+from test_cli import FIXABLE, FINDING, make_repo, write
 
 HALF = "import torch\nx = torch.ones(2).half()\n"  # XLA405: an unsafe fix
 MIGRATED_HALF = "import torch\nx = torch.ones(2).to(torch.bfloat16)\n"
@@ -184,3 +185,10 @@ def test_invalid_toml_is_a_usage_error(tmp_path, cli):
 def test_target_choices_are_the_command_lines():
     (option,) = [p for p in migrate.params if p.name == "target"]
     assert tuple(option.type.choices) == TARGETS
+
+
+def test_the_readme_example_loads(tmp_path):
+    example = re.search(r"```toml\n(\[tool\.xla-migrate\]\n.*?)```", (ROOT / "README.md").read_text(), re.S)[1]
+    loaded = config.load(write(tmp_path / "pyproject.toml", example))
+    assert loaded.select and loaded.exclude and loaded.per_file_ignores
+    loaded.options()
