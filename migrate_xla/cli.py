@@ -166,7 +166,7 @@ def _write(result: FileResult, mode: str, output: Path | None) -> None:
             write_copy(_output_path(result.found, output), result.source, result.new_text)
         else:
             return
-        result.diagnostics = relocate(result.diagnostics, result.source.text, result.new_text)
+        result.diagnostics = relocate(result.diagnostics, result.source, result.new_text)
     except SourceError as exc:
         result.error = str(exc)
         result.new_text = None  # not written: not counted as changed

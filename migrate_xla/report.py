@@ -100,16 +100,28 @@ def closing_line(summary: Summary, mode: str) -> str:
 
 
 def unified_diff(result: FileResult) -> str:
-    """A diff ``patch -p1`` and ``git apply`` accept, also for a file without a final newline."""
+    """A diff ``patch -p1`` and ``git apply`` accept, also for a file without a final newline.
+
+    A notebook's diff is one per changed cell, of the cell's code (``a/nb.ipynb:cell 3``).
+    """
     assert result.source is not None and result.new_text is not None
     out = []
-    for line in difflib.unified_diff(
-        _lines(result.source.text), _lines(result.new_text), fromfile=f"a/{result.path}", tofile=f"b/{result.path}"
-    ):
-        out.append(line)
-        if not line.endswith(("\n", "\r")):
-            out.append("\n\\ No newline at end of file\n")
+    for old, new in zip(result.source.units(result.source.text), result.source.units(result.new_text)):
+        if old.text == new.text:
+            continue
+        name = result.path if old.cell is None else f"{result.path}:cell {old.cell}"
+        old_lines, new_lines = _lines(old.text), _lines(new.text)
+        if old.cell is not None:  # a cell's last line has no newline: nothing to say about it
+            old_lines, new_lines = _ended(old_lines), _ended(new_lines)
+        for line in difflib.unified_diff(old_lines, new_lines, fromfile=f"a/{name}", tofile=f"b/{name}"):
+            out.append(line)
+            if not line.endswith(("\n", "\r")):
+                out.append("\n\\ No newline at end of file\n")
     return "".join(out)
+
+
+def _ended(lines: list[str]) -> list[str]:
+    return [*lines[:-1], lines[-1] + "\n"] if lines and not lines[-1].endswith(("\n", "\r")) else lines
 
 
 def _lines(text: str) -> list[str]:
