@@ -27,7 +27,7 @@ import re
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from migrate_xla.rule import Diagnostic
 from migrate_xla.sources import Source, SourceError, Unit
@@ -105,6 +105,12 @@ class Notebook(Source):
                 column = len(text) - len(text.lstrip()) + 1
             located.append(dataclasses.replace(d, cell=numbers[at], line=max(d.line - starts[at] + 1, 1), column=column))
         return sorted(located, key=lambda d: (d.cell, d.line, d.column, d.code, d.message))
+
+    def file_lines(self, text: str) -> Callable[[int | None, int], int]:
+        """The line of the JSON file that holds a cell's line (where annotations and SARIF point)."""
+        document = self.document if text == self.text else self.encode(text).decode(self.encoding)
+        lines = _source_lines(document)
+        return lambda cell, line: (lines.get(cell) or [1])[min(line, len(lines.get(cell) or [1])) - 1]
 
     def encode(self, text: str) -> bytes:
         changed = {
@@ -202,7 +208,7 @@ def _code_cell(number: int, source: str) -> CodeCell:
     if ipython and _syntax_error(program) is None:
         return CodeCell(number, source, program, tuple(ipython))
     line, column, message = error if not ipython else _syntax_error(program)
-    return _left_out(number, source, line, column, f"line {line}: {message}; fix the cell and run again")
+    return _left_out(number, source, line, column, f"{message} (a syntax error); fix the cell and run again")
 
 
 def _left_out(number: int, source: str, line: int, column: int, reason: str) -> CodeCell:
@@ -301,6 +307,19 @@ def _with_sources(document: str, sources: dict[int, str]) -> str:
         out += [document[done:start], _source_json(document, start, end, sources[number], ensure_ascii)]
         done = end
     return "".join(out) + document[done:]
+
+
+def _source_lines(document: str) -> dict[int, list[int]]:
+    """For each cell, the line of the JSON text where each of its source lines is."""
+    found = {}
+    for key, start, _ in _members(document, _SPACE.match(document).end()):
+        if key == "cells":
+            for number, (cell_start, _) in enumerate(_elements(document, start), 1):
+                for k, s, _ in _members(document, cell_start):
+                    if k == "source":
+                        spans = list(_elements(document, s)) if document[s] == "[" else [(s, None)]
+                        found[number] = [document.count("\n", 0, a) + 1 for a, _ in spans]
+    return found
 
 
 def _source_json(document: str, start: int, end: int, code: str, ensure_ascii: bool) -> str:

@@ -166,14 +166,24 @@ def github_lines(results: Sequence[FileResult], show_fixed: bool) -> list[str]:
         path = escape(result.path, prop=True)
         if result.error is not None:
             lines.append(f"::error title=xla-migrate,file={path}::{escape(result.error)}")
+        file_line = _file_lines(result, show_fixed)
         for d in result.diagnostics:
             if show_fixed or not d.fixed:
                 level = _GITHUB_LEVEL.get(d.severity, "warning")
+                where = f"line={d.line},col={d.column}" if d.cell is None else f"line={file_line(d.cell, d.line)}"
                 lines.append(
-                    f"::{level} title=xla-migrate ({d.code}),file={path},line={d.line},col={d.column}"
+                    f"::{level} title=xla-migrate ({d.code}),file={path},{where}"
                     f"::{escape(finding_line(result.path, d, show_fixed))}"
                 )
     return lines
+
+
+def _file_lines(result: FileResult, show_fixed: bool):
+    """(cell, line) -> line of the file shown: as read with fixed findings, else as written."""
+    if result.source is None:
+        return lambda cell, line: line
+    written = not show_fixed and result.new_text is not None
+    return result.source.file_lines(result.new_text if written else result.source.text)
 
 
 def sarif_report(results: Sequence[FileResult], show_fixed: bool) -> str:
@@ -185,15 +195,20 @@ def sarif_report(results: Sequence[FileResult], show_fixed: bool) -> str:
         location = {"physicalLocation": {"artifactLocation": {"uri": result.path}}}
         if result.error is not None:
             notifications.append({"level": "error", "message": {"text": result.error}, "locations": [location]})
+        file_line = _file_lines(result, show_fixed)
         for d in result.diagnostics:
             if show_fixed or not d.fixed:
-                region = {"startLine": d.line, "startColumn": d.column}
+                if d.cell is None:
+                    region, message = {"startLine": d.line, "startColumn": d.column}, d.message
+                else:  # the JSON line that holds the cell's line; the message says where in the cell
+                    region = {"startLine": file_line(d.cell, d.line)}
+                    message = f"cell {d.cell}, line {d.line}, column {d.column}: {d.message}"
                 findings.append(
                     {
                         "ruleId": d.code,
                         "ruleIndex": codes.index(d.code),
                         "level": _SARIF_LEVEL.get(d.severity, "warning"),
-                        "message": {"text": d.message},
+                        "message": {"text": message},
                         "locations": [{"physicalLocation": {**location["physicalLocation"], "region": region}}],
                     }
                 )

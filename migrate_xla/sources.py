@@ -20,7 +20,7 @@ import tempfile
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, NamedTuple
+from typing import Callable, Iterator, NamedTuple
 
 SOURCE_SUFFIXES = (".py", ".ipynb")
 
@@ -70,6 +70,10 @@ class Source:
     def locate(self, diagnostics: list) -> list:
         """Findings at positions of the program, moved to their places in the file."""
         return diagnostics
+
+    def file_lines(self, text: str) -> Callable[[int | None, int], int]:
+        """For the file written from ``text``: (cell, line in the cell) -> line in the file."""
+        return lambda cell, line: line
 
 
 def read_source(path: Path) -> Source:

@@ -667,13 +667,6 @@ def test_null_bytes_are_reported_clearly(tmp_path, cli):
     assert "None" not in result.stderr
 
 
-def test_notebook_is_refused_with_a_clear_message(tmp_path, cli):
-    notebook = write(tmp_path / "nb.ipynb", '{"cells": [{"cell_type": "code", "source": ["x = y.cuda()"]}]}\n')
-    result = cli(str(notebook))
-    assert result.exit_code == 2
-    assert "nb.ipynb: error: notebooks (.ipynb) are not supported yet" in result.stderr
-
-
 def test_latin1_file_with_cookie_is_migrated_and_written_in_latin1(tmp_path, cli):
     data = b"# -*- coding: latin-1 -*-\nimport torch\nname = 'caf\xe9'\n" + FIXABLE.split("\n", 1)[1].encode()
     path = write(tmp_path / "latin.py", data)
