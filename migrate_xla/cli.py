@@ -67,7 +67,7 @@ def _codes(values: tuple[str, ...]) -> list[str]:
 @click.option("--stats", is_flag=True, help="Print counts per rule and per file.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when files changed or findings remain (2 still means failure).")
 def migrate(paths, diff, check, output, target, select, ignore, unsafe_fixes, jobs, fmt, stats, exit_zero):
-    """Rewrite the .py files under PATHS (folders walked honouring .gitignore; - reads stdin)."""
+    """Rewrite the .py and .ipynb files under PATHS (folders walked honouring .gitignore; - reads stdin)."""
     if sum(map(bool, (diff, check, output))) > 1:
         raise click.UsageError("--diff, --check and --output exclude each other")
     try:

@@ -116,9 +116,7 @@ class Notebook(Source):
         changed = {
             unit.cell: unit.text for unit, cell in zip(self.units(text), self.cells) if unit.text != cell.source
         }
-        return _with_sources(self.document, changed).encode(self.encoding) if changed else self.document.encode(
-            self.encoding
-        )
+        return (_with_sources(self.document, changed) if changed else self.document).encode(self.encoding)
 
 
 def read_notebook(path: Path, data: bytes, mode: int, mtime_ns: int) -> Notebook:
@@ -176,7 +174,7 @@ def _is_python(notebook: dict) -> bool:
     for key, field in (("language_info", "name"), ("kernelspec", "language")):
         value = metadata.get(key, {}).get(field) if isinstance(metadata.get(key), dict) else None
         if isinstance(value, str):
-            return value.lower() == "python"
+            return "python" in value.lower()
     return True
 
 
@@ -296,30 +294,34 @@ _ESCAPED_NON_ASCII = re.compile(r"\\u(?:00[89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F][0-9
 def _with_sources(document: str, sources: dict[int, str]) -> str:
     """``document`` with the source of the cells numbered in ``sources`` replaced, nothing else."""
     ensure_ascii = document.isascii() and bool(_ESCAPED_NON_ASCII.search(document))
-    spans = {}
-    for key, start, _ in _members(document, _SPACE.match(document).end()):
-        if key == "cells":
-            for number, (cell_start, _) in enumerate(_elements(document, start), 1):
-                if number in sources:
-                    spans[number] = next((s, e) for k, s, e in _members(document, cell_start) if k == "source")
     out, done = [], 0
-    for number, (start, end) in sorted(spans.items()):
-        out += [document[done:start], _source_json(document, start, end, sources[number], ensure_ascii)]
-        done = end
+    for number, (start, end) in _source_spans(document).items():
+        if number in sources:
+            out += [document[done:start], _source_json(document, start, end, sources[number], ensure_ascii)]
+            done = end
     return "".join(out) + document[done:]
 
 
 def _source_lines(document: str) -> dict[int, list[int]]:
     """For each cell, the line of the JSON text where each of its source lines is."""
+    newlines = [match.start() for match in re.finditer("\n", document)]
     found = {}
-    for key, start, _ in _members(document, _SPACE.match(document).end()):
-        if key == "cells":
-            for number, (cell_start, _) in enumerate(_elements(document, start), 1):
-                for k, s, _ in _members(document, cell_start):
-                    if k == "source":
-                        spans = list(_elements(document, s)) if document[s] == "[" else [(s, None)]
-                        found[number] = [document.count("\n", 0, a) + 1 for a, _ in spans]
+    for number, (start, _) in _source_spans(document).items():
+        starts = [a for a, _ in _elements(document, start)] if document[start] == "[" else [start]
+        found[number] = [bisect.bisect_left(newlines, a) + 1 for a in starts]
     return found
+
+
+def _source_spans(document: str) -> dict[int, tuple[int, int]]:
+    """Where each cell's ``source`` value is in the JSON text, by cell number, in order."""
+    spans = {}
+    for key, start, _ in _members(document, _SPACE.match(document).end()):
+        if key == "cells":  # the last of repeated keys counts, as for json.loads
+            spans = {
+                number: [(s, e) for k, s, e in _members(document, cell_start) if k == "source"][-1]
+                for number, (cell_start, _) in enumerate(_elements(document, start), 1)
+            }
+    return spans
 
 
 def _source_json(document: str, start: int, end: int, code: str, ensure_ascii: bool) -> str:
