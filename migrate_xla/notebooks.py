@@ -110,7 +110,12 @@ class Notebook(Source):
         """The line of the JSON file that holds a cell's line (where annotations and SARIF point)."""
         document = self.document if text == self.text else self.encode(text).decode(self.encoding)
         lines = _source_lines(document)
-        return lambda cell, line: (lines.get(cell) or [1])[min(line, len(lines.get(cell) or [1])) - 1]
+
+        def file_line(cell: int | None, line: int) -> int:
+            rows = lines.get(cell) or [1]
+            return rows[min(line, len(rows)) - 1]
+
+        return file_line
 
     def encode(self, text: str) -> bytes:
         changed = {

@@ -9,11 +9,11 @@ gives for the expected notebook: only the changed lines of the changed cells dif
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import os
 import re
 import stat
-from pathlib import Path
 
 import pytest
 
@@ -24,15 +24,17 @@ from tests.test_cli import write
 FINDING = re.compile(r"^(?P<path>.+?):cell (?P<cell>\d+):(?P<line>\d+):(?P<col>\d+): (?P<code>XLA\d{3}) (?P<message>.+)$")
 
 
+_IDS = itertools.count(1)
+
+
 def code(source: str | list[str], id: str = "", outputs: list | None = None) -> dict:
-    lines = source if isinstance(source, (str, list)) and not isinstance(source, str) else _split(source)
     return {
         "cell_type": "code",
         "execution_count": 3 if outputs else None,
-        "id": id or f"id-{abs(hash(source if isinstance(source, str) else tuple(source))) % 10**6}",
+        "id": id or f"cell-{next(_IDS)}",
         "metadata": {"tags": ["keep"]},
         "outputs": outputs or [],
-        "source": lines,
+        "source": source if isinstance(source, list) else _split(source),
     }
 
 
@@ -287,3 +289,10 @@ def test_a_lost_cell_boundary_is_an_error_not_a_broken_notebook(tmp_path):
         source.encode(program)
     found = migrate_file(Found(path, tmp_path), options_for())
     assert found.error is None and found.changed  # the real migration keeps its boundaries
+
+
+def test_verify_asks_for_a_script_instead_of_running_a_notebooks_json(tmp_path, cli):
+    path = write(tmp_path / "nb.ipynb", dump(GPU_NOTEBOOK))
+    result = cli("verify", str(path))
+    assert result.exit_code == 2
+    assert "jupyter nbconvert --to script" in result.stderr
