@@ -22,6 +22,7 @@ import ast
 import bisect
 import codecs
 import dataclasses
+import io
 import json
 import re
 import warnings
@@ -240,7 +241,7 @@ def _stand_ins(source: str) -> tuple[str, list[tuple[str, str]]]:
     A line continued with a backslash is one command; its stand-in keeps the line
     count (the tag again on the extra lines), so positions in the cell stay right.
     """
-    lines = source.splitlines(keepends=True)
+    lines = io.StringIO(source, newline="").readlines()  # the lines Python counts (not at form feeds)
     out, ipython = [], []
     index = 0
     first_line = True  # no code above: where a cell magic may stand

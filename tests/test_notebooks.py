@@ -296,3 +296,20 @@ def test_verify_asks_for_a_script_instead_of_running_a_notebooks_json(tmp_path, 
     result = cli("verify", str(path))
     assert result.exit_code == 2
     assert "jupyter nbconvert --to script" in result.stderr
+
+
+@pytest.mark.parametrize("indent", [1, 4, None])
+def test_code_put_into_an_empty_cell_is_laid_out_like_the_file(tmp_path, indent):
+    nb = notebook(code("import torch"), code([]))
+    path = write(tmp_path / "nb.ipynb", dump(nb, indent=indent))
+    source = read_source(path)
+    program = source.text.replace("# <xla-migrate cell 2>\n", "# <xla-migrate cell 2>\nx = 1\ny = 2\n")
+    assert source.encode(program).decode() == dump(with_sources(nb, {2: "x = 1\ny = 2"}), indent=indent)
+
+
+def test_a_windows_notebook_keeps_its_bom_and_crlf_line_ends(tmp_path, cli):
+    text = "\ufeff" + dump(GPU_NOTEBOOK, indent=1).replace("\n", "\r\n")
+    path = write(tmp_path / "nb.ipynb", text.encode("utf-8"))
+    assert cli(str(path)).exit_code == 1
+    expected = "\ufeff" + dump(with_sources(GPU_NOTEBOOK, MIGRATED_SOURCES), indent=1).replace("\n", "\r\n")
+    assert path.read_bytes() == expected.encode("utf-8")
