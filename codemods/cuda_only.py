@@ -914,13 +914,14 @@ class NvmlQuery(CudaOnlyApi):
 
     Guide, "Debugging and Profiling": PyTorch/XLA has its own tools. Memory use is
     ``xm.get_memory_info(device)`` (TPU; not on CPU PJRT), and compile and execution
-    counts are in ``torch_xla.debug.metrics``.
+    counts are in ``torch_xla.debug.metrics``. The ``nvidia-smi`` command, run with
+    ``subprocess``, ``os.system`` or a notebook's ``!nvidia-smi``, is flagged too.
     """
 
     CODE = "XLA809"
     NAME = "nvml-query"
-    SUMMARY = "pynvml / nvidia_smi / GPUtil GPU queries are flagged"
-    TRIGGERS = (r"nvml|nvidia_smi|GPUtil",)
+    SUMMARY = "pynvml / nvidia_smi / GPUtil GPU queries and nvidia-smi commands are flagged"
+    TRIGGERS = (r"nvml|nvidia_smi|nvidia-smi|GPUtil",)
     APIS = {
         api: "queries NVIDIA GPUs through NVML, which a TPU VM does not have: read memory with "
         "`xm.get_memory_info(device)` and compile / execution counts with `torch_xla.debug.metrics`; "
@@ -929,6 +930,22 @@ class NvmlQuery(CudaOnlyApi):
     }
     BEFORE = "import pynvml\npynvml.nvmlInit()\n"
     AFTER = f"import pynvml\n# TODO(xla-migrate): XLA809 `pynvml.nvmlInit` {APIS['pynvml.']}\npynvml.nvmlInit()\n"
+
+    def visit_Call(self, node: cst.Call) -> None:
+        """``os.system("nvidia-smi")``, ``subprocess.run(["nvidia-smi", ...])``; not ``print("nvidia-smi ...")``."""
+        if not self.ctx.statements or id(self.ctx.statements[-1]) in self.flagged or is_message_call(node):
+            return
+        for arg in node.args:
+            command = arg.value
+            if isinstance(command, (cst.List, cst.Tuple)) and command.elements:
+                command = command.elements[0].value  # the program of an argument list
+            if NVIDIA_SMI.match(string_value(command) or ""):
+                self.flagged[id(self.ctx.statements[-1])] = "nvidia-smi"
+                self.flag(node, f"`nvidia-smi` {self.APIS['pynvml.']}")
+                return
+
+
+NVIDIA_SMI = re.compile(r"\s*nvidia-smi(?:\s|$)")
 
 
 INDUCTOR_ONLY = {"cudagraphs"}

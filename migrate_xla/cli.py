@@ -67,7 +67,7 @@ def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--stats", is_flag=True, help="Print counts per rule and per file.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when files changed or findings remain (2 still means failure).")
 def migrate(paths, diff, check, output, target, select, ignore, unsafe_fixes, jobs, fmt, stats, exit_zero):
-    """Rewrite the .py files under PATHS (folders walked honouring .gitignore; - reads stdin).
+    """Rewrite the .py and .ipynb files under PATHS (folders walked honouring .gitignore; - reads stdin).
 
     Settings not given here come from [tool.xla-migrate] in the nearest pyproject.toml.
     """
@@ -95,7 +95,7 @@ def migrate(paths, diff, check, output, target, select, ignore, unsafe_fixes, jo
     if missing:
         raise click.UsageError(f"no such file or directory: {', '.join(missing)}")
 
-    files = _skip_notebooks(list(find_sources(list(paths), settings.exclude_patterns())))
+    files = list(find_sources(list(paths), settings.exclude_patterns()))
     if output:
         files = _outside_output(files, output)
     results = []
@@ -111,15 +111,6 @@ def migrate(paths, diff, check, output, target, select, ignore, unsafe_fixes, jo
                 click.echo(report.unified_diff(result), nl=False)
     code = _report(results, mode, fmt, stats, findings_to_stdout=mode != "diff")
     sys.exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
-
-
-def _skip_notebooks(files: list[Found]) -> list[Found]:
-    """Notebooks named explicitly (pre-commit passes them: the hooks' types include jupyter)
-    are skipped with a note until they are supported, as walking skips them."""
-    for found in files:
-        if found.path.suffix == ".ipynb":
-            click.echo(f"{found.path}: skipped: notebooks (.ipynb) are not supported yet", err=True)
-    return [found for found in files if found.path.suffix != ".ipynb"]
 
 
 class _nullbar:
@@ -184,7 +175,7 @@ def _write(result: FileResult, mode: str, output: Path | None) -> None:
             write_copy(_output_path(result.found, output), result.source, result.new_text)
         else:
             return
-        result.diagnostics = relocate(result.diagnostics, result.source.text, result.new_text)
+        result.diagnostics = relocate(result.diagnostics, result.source, result.new_text)
     except SourceError as exc:
         result.error = str(exc)
         result.new_text = None  # not written: not counted as changed

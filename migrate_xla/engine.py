@@ -345,9 +345,10 @@ def migrate_file(found: Found, options: Options) -> FileResult:
     result = FileResult(path=str(found.path), found=found)
     try:
         result.source = read_source(found.path)
-        result.new_text, result.diagnostics = migrate_code(
-            result.source.text, options.for_file(found.path), str(found.path)
-        )
+        new_text, diagnostics = migrate_code(result.source.text, options.for_file(found.path), str(found.path))
+        if new_text != result.source.text:
+            result.source.units(new_text)  # a notebook whose cells cannot be split again is not written
+        result.new_text, result.diagnostics = new_text, result.source.locate(diagnostics)
     except (SourceError, MigrationError) as exc:
         result.error = str(exc)
     except RecursionError:
@@ -358,14 +359,26 @@ def migrate_file(found: Found, options: Options) -> FileResult:
     return result
 
 
-def relocate(diagnostics: list[Diagnostic], old_text: str, new_text: str) -> list[Diagnostic]:
+def relocate(diagnostics: list[Diagnostic], source: Source, new_text: str) -> list[Diagnostic]:
     """Findings left for a person, moved to their lines in the migrated text.
 
     After a write the user opens the written file, where added imports and TODO
     comments shifted the lines. Fixed findings keep their place in the original.
+    Lines are counted in each unit (a notebook cell) on its own.
     """
-    if old_text == new_text or all(d.fixed for d in diagnostics):
+    if source.text == new_text or all(d.fixed for d in diagnostics):
         return diagnostics
+    moved = {}
+    for old, new in zip(source.units(source.text), source.units(new_text)):
+        if old.text != new.text:
+            new_line = _line_mover(old.text, new.text)
+            for d in diagnostics:
+                if d.cell == old.cell and not d.fixed:
+                    moved[id(d)] = dataclasses.replace(d, line=new_line(d.line))
+    return [moved.get(id(d), d) for d in diagnostics]
+
+
+def _line_mover(old_text: str, new_text: str) -> Callable[[int], int]:
     matcher = difflib.SequenceMatcher(None, old_text.splitlines(), new_text.splitlines(), autojunk=False)
     blocks = matcher.get_opcodes()
 
@@ -378,7 +391,7 @@ def relocate(diagnostics: list[Diagnostic], old_text: str, new_text: str) -> lis
                     return new_start + 1
         return line
 
-    return [d if d.fixed else dataclasses.replace(d, line=new_line(d.line)) for d in diagnostics]
+    return new_line
 
 
 def _migrate_chunk(args: tuple[Found, Options]) -> FileResult:

@@ -4,7 +4,8 @@ LibCST's AddImportsVisitor and RemoveImportsVisitor did this job first; they cos
 about 0.4 s a file (matcher dispatch on every node, full scope analysis) against
 0.02 s for parsing, so this module does the two simple things the rules need:
 - add ``import m``, ``import m as a`` or ``from m import n [as a]`` after the module's
-  leading imports, unless an import already binds the name;
+  leading imports (IPython commands among them, such as a notebook's ``!pip install``,
+  are passed over), unless an import already binds the name;
 - remove a top-level import whose name the migrated code no longer uses: no name token
   of the generated code outside import statements (strings, comments and attributes
   ``x.name`` aside) refers to it. The comments above a removed import move down.
@@ -80,6 +81,24 @@ def _is_docstring(statement: cst.CSTNode) -> bool:
     )
 
 
+def _is_ipython(statement: cst.CSTNode) -> bool:
+    """``get_ipython().system('pip install ...')``: what a notebook's ``!pip install`` runs.
+
+    Imports go below the imports that follow such commands, so that a package a first
+    cell installs is there when it is imported.
+    """
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return False
+    value = getattr(statement.body[0], "value", None)
+    return (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and isinstance(value.func.value, cst.Call)
+        and isinstance(value.func.value.func, cst.Name)
+        and value.func.value.func.value == "get_ipython"
+    )
+
+
 def _add(module: cst.Module, specs: list[Import]) -> cst.Module:
     body = list(module.body)
     position = 0
@@ -90,6 +109,8 @@ def _add(module: cst.Module, specs: list[Import]) -> cst.Module:
             isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body
         ):
             position = index + 1  # relative or star imports
+        elif _is_ipython(statement):
+            continue  # a notebook's `!pip install` before its imports
         else:
             break
     new = [_statement(spec) for spec in specs]

@@ -100,16 +100,28 @@ def closing_line(summary: Summary, mode: str) -> str:
 
 
 def unified_diff(result: FileResult) -> str:
-    """A diff ``patch -p1`` and ``git apply`` accept, also for a file without a final newline."""
+    """A diff ``patch -p1`` and ``git apply`` accept, also for a file without a final newline.
+
+    A notebook's diff is one per changed cell, of the cell's code (``a/nb.ipynb:cell 3``).
+    """
     assert result.source is not None and result.new_text is not None
     out = []
-    for line in difflib.unified_diff(
-        _lines(result.source.text), _lines(result.new_text), fromfile=f"a/{result.path}", tofile=f"b/{result.path}"
-    ):
-        out.append(line)
-        if not line.endswith(("\n", "\r")):
-            out.append("\n\\ No newline at end of file\n")
+    for old, new in zip(result.source.units(result.source.text), result.source.units(result.new_text)):
+        if old.text == new.text:
+            continue
+        name = result.path if old.cell is None else f"{result.path}:cell {old.cell}"
+        old_lines, new_lines = _lines(old.text), _lines(new.text)
+        if old.cell is not None:  # a cell's last line has no newline: nothing to say about it
+            old_lines, new_lines = _ended(old_lines), _ended(new_lines)
+        for line in difflib.unified_diff(old_lines, new_lines, fromfile=f"a/{name}", tofile=f"b/{name}"):
+            out.append(line)
+            if not line.endswith(("\n", "\r")):
+                out.append("\n\\ No newline at end of file\n")
     return "".join(out)
+
+
+def _ended(lines: list[str]) -> list[str]:
+    return [*lines[:-1], lines[-1] + "\n"] if lines and not lines[-1].endswith(("\n", "\r")) else lines
 
 
 def _lines(text: str) -> list[str]:
@@ -154,14 +166,24 @@ def github_lines(results: Sequence[FileResult], show_fixed: bool) -> list[str]:
         path = escape(result.path, prop=True)
         if result.error is not None:
             lines.append(f"::error title=xla-migrate,file={path}::{escape(result.error)}")
+        file_line = _file_lines(result, show_fixed)
         for d in result.diagnostics:
             if show_fixed or not d.fixed:
                 level = _GITHUB_LEVEL.get(d.severity, "warning")
+                where = f"line={d.line},col={d.column}" if d.cell is None else f"line={file_line(d.cell, d.line)}"
                 lines.append(
-                    f"::{level} title=xla-migrate ({d.code}),file={path},line={d.line},col={d.column}"
+                    f"::{level} title=xla-migrate ({d.code}),file={path},{where}"
                     f"::{escape(finding_line(result.path, d, show_fixed))}"
                 )
     return lines
+
+
+def _file_lines(result: FileResult, show_fixed: bool):
+    """(cell, line) -> line of the file shown: as read with fixed findings, else as written."""
+    if result.source is None:
+        return lambda cell, line: line
+    written = not show_fixed and result.new_text is not None
+    return result.source.file_lines(result.new_text if written else result.source.text)
 
 
 def sarif_report(results: Sequence[FileResult], show_fixed: bool) -> str:
@@ -173,15 +195,20 @@ def sarif_report(results: Sequence[FileResult], show_fixed: bool) -> str:
         location = {"physicalLocation": {"artifactLocation": {"uri": result.path}}}
         if result.error is not None:
             notifications.append({"level": "error", "message": {"text": result.error}, "locations": [location]})
+        file_line = _file_lines(result, show_fixed)
         for d in result.diagnostics:
             if show_fixed or not d.fixed:
-                region = {"startLine": d.line, "startColumn": d.column}
+                if d.cell is None:
+                    region, message = {"startLine": d.line, "startColumn": d.column}, d.message
+                else:  # the JSON line that holds the cell's line; the message says where in the cell
+                    region = {"startLine": file_line(d.cell, d.line)}
+                    message = f"cell {d.cell}, line {d.line}, column {d.column}: {d.message}"
                 findings.append(
                     {
                         "ruleId": d.code,
                         "ruleIndex": codes.index(d.code),
                         "level": _SARIF_LEVEL.get(d.severity, "warning"),
-                        "message": {"text": d.message},
+                        "message": {"text": message},
                         "locations": [{"physicalLocation": {**location["physicalLocation"], "region": region}}],
                     }
                 )

@@ -3,7 +3,9 @@
 Reading keeps what a rewrite must give back unchanged: the encoding (a BOM or a
 PEP 263 coding cookie), the newline style (text is decoded without newline
 translation) and the file mode. Writing goes through a temporary file in the same
-folder and ``os.replace``, so an interrupted run never leaves half a file.
+folder and ``os.replace``, so an interrupted run never leaves half a file. A notebook
+(``.ipynb``) is read as a ``Notebook`` (notebooks.py), a Source whose text is its code
+cells as one program.
 """
 
 from __future__ import annotations
@@ -18,16 +20,16 @@ import tempfile
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator, NamedTuple
 
-SOURCE_SUFFIXES = (".py",)
+SOURCE_SUFFIXES = (".py", ".ipynb")
 
 # Folders never walked into (still processed when passed explicitly).
 DEFAULT_EXCLUDES = frozenset(
     {
         ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__",
         "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache",
-        "__pypackages__", "site-packages", ".eggs",
+        "__pypackages__", "site-packages", ".eggs", ".ipynb_checkpoints",
     }
 )
 
@@ -36,9 +38,20 @@ class SourceError(Exception):
     """A file that cannot be read, decoded or written; the message says why."""
 
 
+class Unit(NamedTuple):
+    """A piece of a file that a person reads on its own: a notebook cell, or a whole .py file."""
+
+    cell: int | None  # the notebook cell's number (1 is the first cell), None for a .py file
+    text: str
+
+
 @dataclass(frozen=True)
 class Source:
-    """One file's text and what is needed to write it back the same way."""
+    """One file's text and what is needed to write it back the same way.
+
+    ``text`` is the Python program the engine migrates; the methods map a migrated
+    program back to the file (a notebook overrides them).
+    """
 
     path: Path
     text: str
@@ -47,12 +60,23 @@ class Source:
     mtime_ns: int
 
     def encode(self, text: str) -> bytes:
+        """The file's bytes for the (migrated) program ``text``."""
         return text.encode(self.encoding)
+
+    def units(self, text: str) -> list[Unit]:
+        """``text`` (this program or its migration) in the pieces diffs and findings name."""
+        return [Unit(None, text)]
+
+    def locate(self, diagnostics: list) -> list:
+        """Findings at positions of the program, moved to their places in the file."""
+        return diagnostics
+
+    def file_lines(self, text: str) -> Callable[[int | None, int], int]:
+        """For the file written from ``text``: (cell, line in the cell) -> line in the file."""
+        return lambda cell, line: line
 
 
 def read_source(path: Path) -> Source:
-    if path.suffix == ".ipynb":  # its JSON parses as Python, so it would pass silently as "nothing to change"
-        raise SourceError("notebooks (.ipynb) are not supported yet; export the notebook to a .py script first")
     try:
         st = path.stat()
         data = path.read_bytes()
@@ -62,6 +86,10 @@ def read_source(path: Path) -> Source:
         raise SourceError("is a directory") from None
     except OSError as exc:
         raise SourceError(f"cannot read: {exc.strerror or exc}") from None
+    if path.suffix == ".ipynb":
+        from migrate_xla.notebooks import read_notebook  # only runs that meet a notebook import json
+
+        return read_notebook(path, data, stat.S_IMODE(st.st_mode), st.st_mtime_ns)
     text, encoding = decode(data)
     return Source(path, text, encoding, stat.S_IMODE(st.st_mode), st.st_mtime_ns)
 
@@ -148,7 +176,7 @@ class Found:
 
 
 def find_sources(paths: list[Path], exclude: "Patterns | None" = None) -> Iterator[Found]:
-    """Python files under ``paths``: folders walked honouring .gitignore, files as given.
+    """Python files and notebooks under ``paths``: folders walked honouring .gitignore, files as given.
 
     ``exclude`` (the configuration's patterns) is one more ignore file, consulted last
     while walking; like the default excludes it does not apply to files named explicitly.

@@ -669,18 +669,6 @@ def test_null_bytes_are_reported_clearly(tmp_path, cli):
     assert "None" not in result.stderr
 
 
-def test_notebook_named_explicitly_is_skipped_with_a_note(tmp_path, cli):
-    # until notebooks are supported; pre-commit passes them (the hooks' types include jupyter)
-    notebook = write(tmp_path / "nb.ipynb", '{"cells": [{"cell_type": "code", "source": ["x = y.cuda()"]}]}\n')
-    script = write(tmp_path / "train.py", FIXABLE)
-    before = notebook.read_bytes()
-    result = cli(str(notebook), str(script))
-    assert result.exit_code == 1  # the script was migrated; the notebook is no error
-    assert "nb.ipynb: skipped: notebooks (.ipynb) are not supported yet" in result.stderr
-    assert notebook.read_bytes() == before and is_migrated(script.read_text())
-    assert cli(str(notebook)).exit_code == 0
-
-
 def test_latin1_file_with_cookie_is_migrated_and_written_in_latin1(tmp_path, cli):
     data = b"# -*- coding: latin-1 -*-\nimport torch\nname = 'caf\xe9'\n" + FIXABLE.split("\n", 1)[1].encode()
     path = write(tmp_path / "latin.py", data)

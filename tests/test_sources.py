@@ -86,11 +86,12 @@ def test_non_utf8_error_says_how_to_fix_it(tmp_path):
         read_source(write(tmp_path / "bad.py", b"x = '\xff'\n"))
 
 
-def test_notebooks_are_refused_not_passed_as_clean(tmp_path):
+def test_notebooks_are_read_as_their_code_cells_not_passed_as_json(tmp_path):
     notebook = write(tmp_path / "nb.ipynb", '{"cells": [{"cell_type": "code", "source": ["x.cuda()"]}]}\n')
-    with pytest.raises(SourceError, match="notebooks"):
-        read_source(notebook)
-    assert found(tmp_path, tmp_path) == []  # and folders are not searched for them
+    source = read_source(notebook)
+    assert source.text == "# <xla-migrate cell 1>\nx.cuda()\n"  # the program the engine migrates
+    assert source.encode(source.text) == notebook.read_bytes()
+    assert found(tmp_path, tmp_path) == ["nb.ipynb"]
 
 
 def test_missing_file_and_directory_are_refused(tmp_path):

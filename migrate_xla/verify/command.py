@@ -34,6 +34,11 @@ def verify_command(script, args, migrated, project, steps, timeout, device, refe
     Arguments after SCRIPT (use -- before options meant for the script) go to both
     runs. Exit status: 0 match, 1 mismatch, 2 error.
     """
+    if script.suffix == ".ipynb":  # its JSON would run as a Python expression and train nothing
+        raise click.UsageError(
+            f"verify runs Python scripts, not notebooks: export it with `jupyter nbconvert --to script {script}` "
+            "and verify the script"
+        )
     settings = Settings(steps=steps, timeout=timeout, device=device, align_rng=not no_align_rng,
                         rtol=rtol, atol=atol, unsafe_fixes=unsafe_fixes)
     try:
