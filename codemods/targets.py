@@ -143,7 +143,8 @@ class OptimizerStepAcrossReplicas(Rule):
                     f"`xm.reduce_gradients({code_of(call.args[0].value)})`, so every replica steps alike"
                 ))
             elif call is not None and self._optimizer_step(call):
-                barrier = index + 1 < len(body) and self._sync(body[index + 1])
+                after = next((i for i in range(index + 1, len(body)) if not _removed_placeholder(body[i])), None)
+                barrier = after is not None and self._sync(body[after])
                 optimizer = code_of(call.func.value)
                 new = f"xm.optimizer_step({optimizer}{', barrier=True' if barrier else ''})"
                 self.replace(
@@ -154,7 +155,7 @@ class OptimizerStepAcrossReplicas(Rule):
                 )
                 body[index] = body[index].with_changes(body=[cst.Expr(parse_expr(new))])
                 if barrier:
-                    del body[index + 1]
+                    del body[after]
             index += 1
         return updated.with_changes(body=body) if self.fixing and body != list(updated.body) else updated
 
@@ -223,7 +224,8 @@ class DistributedSamplerForTraining(Rule):
 
     def visit_Module(self, node: cst.Module) -> None:
         _learn_imports(self, node)
-        self.skip = _distributed(self, node)
+        # a file that builds a DistributedSampler already shards its data itself
+        self.skip = _distributed(self, node) or "DistributedSampler(" in node.code
         self.names = {n.value for n in subtree(node) if isinstance(n, cst.Name)}
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock):
@@ -235,12 +237,17 @@ class DistributedSamplerForTraining(Rule):
     def _in_block(self, original, updated):
         if self.skip:
             return updated
+        self.original_body = original.body
+        self.flagged: dict[int, cst.CSTNode] = {}
         body = list(updated.body)
         for index in range(len(body) - 1, -1, -1):
             found = self._training_loader(body[index])
             if found is not None:
                 body = self._shard(body, index, *found) or body
-        return updated.with_changes(body=body) if self.fixing and body != list(updated.body) else updated
+        for index, statement in enumerate(body):
+            if id(statement) in self.flagged:
+                body[index] = self.ctx.attach_todos(self.flagged.pop(id(statement)), statement)
+        return updated.with_changes(body=body) if body != list(updated.body) else updated
 
     def _training_loader(self, statement: cst.BaseStatement):
         """(loader name, DataLoader call) of ``name = DataLoader(...)`` for training, else None."""
@@ -259,27 +266,41 @@ class DistributedSamplerForTraining(Rule):
             return None
         return code_of(target), call
 
+    def _flag_at(self, original_body, statement: cst.SimpleStatementLine, message: str) -> None:
+        """A TODO comment above the loader's own line (the engine would put it above the block's owner)."""
+        target = code_of(statement.body[0].targets[0].target)
+        first = next((s for s in original_body if isinstance(s, cst.SimpleStatementLine)
+                      and isinstance(s.body[0], cst.Assign) and code_of(s.body[0].targets[0].target) == target), statement)
+        self.ctx.statements.append(first)
+        self.flag(first, message)
+        self.ctx.statements.pop()
+        self.flagged[id(statement)] = first
+
     def _shard(self, body: list, index: int, loader: str, call: cst.Call) -> list | None:
         statement = body[index]
         if call_arg(call, 3, "sampler") is not None or call_arg(call, 4, "batch_sampler") is not None:
-            self.flag(statement, f"`{loader}` has a sampler of its own: make it a shard of `xr.world_size()` "
+            self._flag_at(self.original_body, statement, f"`{loader}` has a sampler of its own: make it a shard of `xr.world_size()` "
                       "(a DistributedSampler's job) so each process reads different data")
             return None
         dataset = call_arg(call, 0, "dataset")
         shuffle = call_arg(call, 2, "shuffle")
         if dataset is None or dataset.star or (shuffle is not None and shuffle.keyword is None):
-            self.flag(statement, f"`{loader}`: give the DataLoader its dataset and `shuffle` by keyword or "
+            self._flag_at(self.original_body, statement, f"`{loader}`: give the DataLoader its dataset and `shuffle` by keyword or "
                       "first argument, then a `DistributedSampler(dataset, num_replicas=xr.world_size(), "
                       "rank=xr.global_ordinal())`")
             return None
         found = self._shuffle_in_kwargs(body, index, call)
         if found is None:
-            self.flag(statement, f"`{loader}`: its `**kwargs` may set `shuffle`, which a DistributedSampler "
+            self._flag_at(self.original_body, statement, f"`{loader}`: its `**kwargs` may set `shuffle`, which a DistributedSampler "
                       "takes over; write them out, then give it `sampler=DistributedSampler(...)`")
             return None
         shuffle_value, kwargs_at, kwargs_dict = found
         if shuffle is not None:
             shuffle_value = shuffle.value
+        if not self.fixing:
+            self.replace(call, None, None, f"`{loader}` reads its shard of the data: `sampler=DistributedSampler(...)`",
+                         imports=[DISTRIBUTED_SAMPLER, XR])
+            return None
         body = list(body)
         if kwargs_at is not None:  # "shuffle" goes from the kwargs dict it was written in
             line = body[kwargs_at]
@@ -492,38 +513,37 @@ class MultiprocessWorker(Rule):
         self.skip = _distributed(self, node)
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
+        # Classified on the migrated statements: earlier rules may have added some (XLA651
+        # binds a dataset to a name), so positions in the original no longer line up.
         if self.skip:
             return updated
-        last_import = max((i for i, s in enumerate(original.body) if _is_import_line(s)), default=-1)
-        moved = [
-            i for i, s in enumerate(original.body)
-            if i > last_import and not self._stays(s, i) and not _removed_placeholder(updated.body[i])
-        ]
-        guard = [i for i in moved if _is_main_guard(original.body[i])]
-        script = [i for i in moved if i not in guard]
+        body = updated.body
+        last_import = max((i for i, s in enumerate(body) if _is_import_line(s)), default=-1)
+        moved = [i for i, s in enumerate(body) if i > last_import and not self._stays(s, i) and not _removed_placeholder(s)]
+        guard = [i for i in moved if _is_main_guard(body[i])]
         trains = any(
             isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "backward"
-            for i in script for n in subtree(original.body[i])
+            for i in moved if i not in guard for n in subtree(body[i])
         )
         if not guard and not trains:
             return updated  # a library module: nothing of it runs on its own
-        problem = self._problem(original, guard)
+        report_at = next((s for s in original.body if _is_main_guard(s)), None) if guard else None
+        report_at = report_at or next(s for s in original.body if not (self._stays(s, 1) or _is_main_guard(s)))
+        problem = self._problem(body, guard)
         if problem is not None:
-            where, message = problem
-            self.ctx.statements.append(original.body[where])
-            self.flag(original.body[where], message)
+            self.ctx.statements.append(report_at)
+            self.flag(report_at, problem)
             self.ctx.statements.pop()
-            body = list(updated.body)
-            body[where] = self.ctx.attach_todos(original.body[where], body[where])
-            return updated.with_changes(body=body)
+            at = guard[0] if guard else moved[0]
+            return updated.with_changes(body=[*body[:at], self.ctx.attach_todos(report_at, body[at]), *body[at + 1:]])
         worker: list[cst.BaseStatement] = []
         for i in moved:
-            statement = updated.body[i]
-            worker.extend(statement.body.body if i in guard else [statement])
-        shared = self._globals([original.body[i] for i in moved], [s for i, s in enumerate(original.body) if i not in moved])
+            for statement in body[i].body.body if i in guard else [body[i]]:
+                # blank lines go (the worker is one block), comments stay with their statement
+                worker.append(statement.with_changes(leading_lines=[l for l in statement.leading_lines if l.comment]))
+        shared = self._globals([body[i] for i in moved], [s for i, s in enumerate(body) if i not in moved])
         if shared:
             worker.insert(0, _statement(f"global {', '.join(shared)}"))
-        worker[0] = worker[0].with_changes(leading_lines=[line for line in worker[0].leading_lines if line.comment])
         function = cst.FunctionDef(
             name=cst.Name(WORKER),
             params=cst.Parameters(params=[cst.Param(cst.Name("index"))]),
@@ -533,39 +553,39 @@ class MultiprocessWorker(Rule):
         launch = _statement(f'if __name__ == "__main__":\n    torch_xla.launch({WORKER})\n').with_changes(
             leading_lines=[cst.EmptyLine(), cst.EmptyLine()]
         )
-        kept = [s for i, s in enumerate(updated.body) if i not in moved]
-        where = guard[0] if guard else script[0]
-        self.replace(
-            original.body[where], updated, None,
+        kept = [s for i, s in enumerate(body) if i not in moved]
+        return self.replace(
+            report_at, updated, updated.with_changes(body=[*kept, function, launch]),
             f"the training code runs in `def {WORKER}(index)`, one process per device, launched by "
             f"`torch_xla.launch({WORKER})` under `if __name__ == \"__main__\":`",
             imports=[TORCH_XLA],
         )
-        return updated.with_changes(body=[*kept, function, launch]) if self.fixing else updated
 
     @staticmethod
     def _stays(statement: cst.BaseStatement, index: int) -> bool:
-        """Imports, definitions, the docstring and literal constants stay at module level."""
+        """Imports, definitions, the docstring, literal constants and loggers stay at module level."""
         if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) or _is_import_line(statement):
             return True
         if not isinstance(statement, cst.SimpleStatementLine):
             return False
         for small in statement.body:
             value = small.value if isinstance(small, (cst.Assign, cst.AnnAssign, cst.Expr)) else None
-            if value is None or not _literal(value) or (isinstance(small, cst.Expr) and index > 0):
+            if value is None or (isinstance(small, cst.Expr) and index > 0):
+                return False
+            if not (_literal(value) or (isinstance(value, cst.Call) and code_of(value.func) == "logging.getLogger")):
                 return False
         return True
 
-    def _problem(self, module: cst.Module, guard: list[int]) -> tuple[int, str] | None:
+    def _problem(self, body: Sequence[cst.BaseStatement], guard: list[int]) -> str | None:
         for i in guard:
-            statement = module.body[i]
+            statement = body[i]
             if statement.orelse is not None:
-                return i, "the `__main__` block has an `else`: move its code into a `main()` to run it in `torch_xla.launch`"
+                return "the `__main__` block has an `else`: move its code into a `main()` to run it in `torch_xla.launch`"
             for node in subtree(statement.body):
                 ends = isinstance(node, cst.Raise) and node.exc is not None and "SystemExit" in code_of(node.exc)
                 ends = ends or isinstance(node, cst.Call) and (self.qualname(node.func) or code_of(node.func)) in EXITS
                 if ends:
-                    return i, ("the `__main__` block ends the process with a status; under `torch_xla.launch` "
+                    return ("the `__main__` block ends the process with a status; under `torch_xla.launch` "
                                "the workers' return values are lost: launch `def _mp_fn(index)` and exit after it")
         return None
 
@@ -590,7 +610,11 @@ class MultiprocessWorker(Rule):
                         for name in subtree(target):
                             if isinstance(name, cst.Name) and (name is target or isinstance(target, (cst.Tuple, cst.List))):
                                 bound.add(name.value)
-        read = {n.value for s in kept if isinstance(s, (cst.FunctionDef, cst.ClassDef)) for n in subtree(s) if isinstance(n, cst.Name)}
+        read = set()
+        for definition in kept:
+            if isinstance(definition, (cst.FunctionDef, cst.ClassDef)):
+                own = {p.name.value for p in subtree(definition) if isinstance(p, cst.Param)}
+                read |= {n.value for n in subtree(definition.body) if isinstance(n, cst.Name)} - own
         return sorted(bound & read)
 
 
