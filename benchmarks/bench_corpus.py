@@ -116,7 +116,7 @@ def prefilter_passes(files: list[Path]) -> int:
     from migrate_xla import engine
     from migrate_xla.sources import SourceError, read_source
 
-    trigger = engine._trigger(engine.options_for().codes)
+    trigger = engine._trigger(engine.options_for().codes, "single")
     passed = 0
     for path in files:
         try:

@@ -57,8 +57,7 @@ def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--diff", is_flag=True, help="Print a unified diff; write nothing.")
 @click.option("--check", is_flag=True, help="Print findings (path:line:col: CODE message); write nothing.")
 @click.option("-o", "--output", type=click.Path(path_type=Path, file_okay=False), help="Write migrated copies under DIR, mirroring the tree.")
-# The torch_xla.launch ("multiprocess") and SPMD targets come with the distributed rules (XLA6xx).
-@click.option("--target", type=click.Choice(TARGETS), help="single (the default): one XLA device (the multi-process and SPMD forms are not there yet).")
+@click.option("--target", type=click.Choice(TARGETS), help="single (the default): one XLA device; multiprocess: one process per device under torch_xla.launch; spmd: one process drives every device (XLA65x-XLA69x).")
 @click.option("--select", multiple=True, metavar="CODES", help="Only these rule codes or prefixes (XLA1, XLA101), comma-separated.")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rule codes or prefixes.")
 @click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes that may change behaviour (default: no).")

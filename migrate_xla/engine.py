@@ -23,11 +23,8 @@ from libcst._nodes.internal import CodegenState
 
 from migrate_xla import registry
 from migrate_xla.imports import apply_imports
-from migrate_xla.rule import Diagnostic, FileContext, Rule
+from migrate_xla.rule import TARGETS, Diagnostic, FileContext, Rule
 from migrate_xla.sources import Found, Patterns, Source, SourceError, read_source
-
-# What --target and the configuration's ``target`` may name (FileContext.target).
-TARGETS = ("single",)
 
 
 class MigrationError(Exception):
@@ -47,7 +44,7 @@ class Options:
 
     @property
     def rules(self) -> tuple[type[Rule], ...]:
-        return _rules_for(self.codes)
+        return _rules_for(self.codes, self.target)
 
     def for_file(self, path: str | os.PathLike) -> "Options":
         """These options less the codes a per-file-ignores pattern covering ``path`` turns off."""
@@ -68,14 +65,15 @@ def _patterns(root: str, pattern: str) -> Patterns:
 
 
 @lru_cache(maxsize=None)
-def _rules_for(codes: tuple[str, ...]) -> tuple[type[Rule], ...]:
+def _rules_for(codes: tuple[str, ...], target: str) -> tuple[type[Rule], ...]:
+    """The selected rules that the target enables (a target's own rules only under it)."""
     wanted = set(codes)
-    return tuple(rule for rule in registry.all_rules() if rule.CODE in wanted)
+    return tuple(rule for rule in registry.all_rules() if rule.CODE in wanted and target in rule.TARGETS)
 
 
 @lru_cache(maxsize=None)
-def _trigger(codes: tuple[str, ...]) -> re.Pattern[str] | None:
-    triggers = [t for rule in _rules_for(codes) for t in rule.TRIGGERS]
+def _trigger(codes: tuple[str, ...], target: str) -> re.Pattern[str] | None:
+    triggers = [t for rule in _rules_for(codes, target) for t in rule.TRIGGERS]
     return re.compile("|".join(f"(?:{t})" for t in triggers)) if triggers else None
 
 
@@ -229,7 +227,7 @@ def migrate_code(
     text: str, options: Options, filename: str = "<unit>"
 ) -> tuple[str, list[Diagnostic]]:
     """Migrate one unit of Python code; raises MigrationError, never writes anything."""
-    trigger = _trigger(options.codes)
+    trigger = _trigger(options.codes, options.target)
     if trigger is None or not trigger.search(text):
         return text, []
     try:
@@ -423,6 +421,8 @@ def options_for(
     root: str | os.PathLike = ".",
 ) -> Options:
     """Options from rule codes or prefixes (``per_file_ignores``: pattern -> codes or prefixes)."""
+    if target not in TARGETS:
+        raise ValueError(f"unknown target {target!r}: one of {', '.join(TARGETS)}")
     codes = tuple(rule.CODE for rule in registry.select(select, ignore))
     per_file = []
     for pattern, prefixes in per_file_ignores:

@@ -20,6 +20,9 @@ SAFE = "safe"
 UNSAFE = "unsafe"
 SEVERITIES = ("error", "warning", "info")
 TODO_PREFIX = "# TODO(xla-migrate): "
+# What the migrated code runs as (design.md, "--target"): one XLA device, one process per
+# device launched by torch_xla.launch, or one process driving every device with SPMD.
+TARGETS = ("single", "multiprocess", "spmd")
 
 
 @dataclass(frozen=True)
@@ -60,8 +63,10 @@ class Rule:
     (``cuda-device``), ``SUMMARY`` (one line), ``FIX`` (``"safe"``, ``"unsafe"`` or
     ``None`` for report-only), ``TRIGGERS`` (regexes; a file that matches none of
     the enabled rules' triggers is never parsed), ``SEVERITY`` of what stays after
-    the fix, and ``BEFORE`` / ``AFTER`` examples (``xla-migrate explain`` prints
-    them and a test migrates ``BEFORE`` and expects ``AFTER``). The docstring says
+    the fix, ``TARGETS`` (the ``--target`` values that enable the rule: every one
+    unless a rule belongs to one target's whole-script form), and ``BEFORE`` /
+    ``AFTER`` examples (``xla-migrate explain`` prints them and a test migrates
+    ``BEFORE`` and expects ``AFTER``). The docstring says
     why, naming the migration-guide section or PyTorch/XLA document it follows.
     """
 
@@ -71,6 +76,7 @@ class Rule:
     FIX: ClassVar[str | None] = None
     SEVERITY: ClassVar[str] = "warning"
     TRIGGERS: ClassVar[Sequence[str]] = ()
+    TARGETS: ClassVar[Sequence[str]] = TARGETS
     BEFORE: ClassVar[str] = ""
     AFTER: ClassVar[str] = ""
 

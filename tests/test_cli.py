@@ -321,8 +321,33 @@ def test_unsafe_fixes_and_target_are_accepted(tmp_path, cli):
     assert cli("--unsafe-fixes", "--target", "single", str(path)).exit_code == 1
     assert is_migrated(path.read_text())
     assert cli("--target", "gpu", str(path)).exit_code == 2
-    # the multi-process and SPMD forms come with the distributed rules; until then they are refused
-    assert cli("--target", "spmd", str(path)).exit_code == 2
+
+
+MAIN_SCRIPT = """import torch
+
+
+def main():
+    model = torch.nn.Linear(2, 2).cuda()
+    model(torch.randn(4, 2).cuda()).sum().backward()
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.parametrize(
+    "target, expected",
+    [("single", None), ("multiprocess", "torch_xla.launch(_mp_fn)"), ("spmd", "xr.use_spmd()")],
+)
+def test_target_enables_its_own_rules_only(tmp_path, cli, target, expected):
+    path = write(tmp_path / "train.py", MAIN_SCRIPT)
+    assert cli("--target", target, str(path)).exit_code == 1
+    migrated = path.read_text()
+    assert is_migrated(migrated)
+    for form in ("torch_xla.launch(_mp_fn)", "xr.use_spmd()"):
+        assert (form in migrated) == (form == expected)
+    assert cli("--target", target, "--check", str(path)).exit_code == 0  # idempotent
 
 
 def test_unsafe_fixes_reach_the_engine(tmp_path, cli, monkeypatch):

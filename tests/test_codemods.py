@@ -20,9 +20,11 @@ FAMILIES = sorted({registry.family(rule) for rule in registry.all_rules()})
 
 
 def options_of(case):
-    """A fixture asks for unsafe fixes with a first line ``# fixture: unsafe-fixes``."""
+    """A fixture's first line ``# fixture: unsafe-fixes target=spmd`` asks for unsafe fixes, a target."""
     first = case.read_text().splitlines()[:1]
-    return options_for(unsafe_fixes=bool(first) and "unsafe-fixes" in first[0])
+    words = first[0].removeprefix("# fixture:").split() if first and first[0].startswith("# fixture:") else []
+    targets = [w.removeprefix("target=") for w in words if w.startswith("target=")]
+    return options_for(unsafe_fixes="unsafe-fixes" in words, target=targets[0] if targets else "single")
 
 
 def findings(diagnostics) -> str:
@@ -74,13 +76,18 @@ def test_every_rule_has_fixtures(rule):
 PRELUDE = (
     "import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\nimport torch_xla.runtime as xr\n"
     "import torch_xla.distributed.parallel_loader as pl\n"
-    "print(torch.__version__)\n"
+    "import torch_xla.distributed.spmd as xs\n"
+    "from torch.utils.data.distributed import DistributedSampler\n"
 )
+USE = "print(torch.__version__)\n"
 
 
 @pytest.mark.parametrize("rule", registry.all_rules(), ids=lambda r: r.CODE)
 def test_rule_example(rule):
     """``xla-migrate explain`` shows BEFORE and AFTER: the rule must really do that."""
     assert rule.BEFORE and rule.SUMMARY and rule.why() and rule.NAME
-    migrated, _ = migrate_code(PRELUDE + rule.BEFORE, options_for(select=[rule.CODE], unsafe_fixes=True))
-    assert migrated == PRELUDE + rule.AFTER
+    # a target's whole-script rules would move module-level code such as USE into the worker
+    prelude = PRELUDE if "single" not in rule.TARGETS else PRELUDE + USE
+    options = options_for(select=[rule.CODE], unsafe_fixes=True, target=rule.TARGETS[0])
+    migrated, _ = migrate_code(prelude + rule.BEFORE, options)
+    assert migrated == prelude + rule.AFTER

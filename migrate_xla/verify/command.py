@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from migrate_xla.rule import TARGETS
 from migrate_xla.verify.compare import table
 from migrate_xla.verify.harness import Settings, VerifyError, record_reference, verify
 
@@ -25,10 +26,11 @@ from migrate_xla.verify.harness import Settings, VerifyError, record_reference, 
 @click.option("--rtol", type=float, help="Relative tolerance (default by precision).")
 @click.option("--atol", type=float, help="Absolute tolerance (default by precision).")
 @click.option("--unsafe-fixes", is_flag=True, help="Migrate with unsafe fixes too.")
+@click.option("--target", type=click.Choice(TARGETS), default="single", show_default=True, help="Migrate to this form (multiprocess runs under torch_xla.launch; spmd over $CPU_NUM_DEVICES CPU devices).")
 @click.option("--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Write the result as JSON.")
 @click.option("--plot", "plot_path", type=click.Path(path_type=Path, dir_okay=False), help="Write both loss curves and their difference as a PNG.")
 def verify_command(script, args, migrated, project, steps, timeout, device, reference_trace, save_reference,
-                   no_align_rng, rtol, atol, unsafe_fixes, json_path, plot_path):
+                   no_align_rng, rtol, atol, unsafe_fixes, target, json_path, plot_path):
     """Run SCRIPT and its migration, compare their training losses step by step.
 
     Arguments after SCRIPT (use -- before options meant for the script) go to both
@@ -40,7 +42,7 @@ def verify_command(script, args, migrated, project, steps, timeout, device, refe
             "and verify the script"
         )
     settings = Settings(steps=steps, timeout=timeout, device=device, align_rng=not no_align_rng,
-                        rtol=rtol, atol=atol, unsafe_fixes=unsafe_fixes)
+                        rtol=rtol, atol=atol, unsafe_fixes=unsafe_fixes, target=target)
     try:
         if save_reference is not None:
             run = record_reference(script, list(args), settings, save_reference)

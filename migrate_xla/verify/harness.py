@@ -47,6 +47,7 @@ class Settings:
     rtol: float | None = None
     atol: float | None = None
     unsafe_fixes: bool = False
+    target: str = "single"  # the --target the script is migrated to
 
 
 def verify(
@@ -118,7 +119,7 @@ def migrate_project(script: Path, project: Path, out: Path, settings: Settings) 
     if not any(f.path.resolve() == script for f in files):
         files.append(next(iter(find_sources([script]))))
     target_of = {}
-    for result in migrate_files(files, options_for(unsafe_fixes=settings.unsafe_fixes), jobs=1):
+    for result in migrate_files(files, options_for(unsafe_fixes=settings.unsafe_fixes, target=settings.target), jobs=1):
         rel = result.found.path.resolve().relative_to(project)
         target = out / rel
         if result.error is not None:
