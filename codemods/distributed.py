@@ -58,12 +58,18 @@ def _is_device_count(ctx: FileContext, node: cst.CSTNode) -> bool:
     return isinstance(node, cst.Call) and ctx.qualname(node.func) in DEVICE_COUNT
 
 
-def _names(node: cst.CSTNode, name: str, top: bool = True) -> int:
-    """How often ``name`` occurs in ``node``, not counting functions and classes defined inside it."""
-    if not top and isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+def _names(node: cst.CSTNode, name: str, scoped: bool = True, top: bool = True) -> int:
+    """How often the variable ``name`` occurs in ``node`` (not as an attribute or a keyword);
+    ``scoped``: not counting the functions and classes defined inside it."""
+    if scoped and not top and isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
         return 0
-    own = isinstance(node, cst.Name) and node.value == name
-    return own + sum(_names(child, name, top=False) for child in node.children)
+    if isinstance(node, cst.Name):
+        return int(node.value == name)
+    if isinstance(node, (cst.Attribute, cst.Arg)):
+        children = [node.value]
+    else:
+        children = node.children
+    return sum(_names(child, name, scoped, top=False) for child in children)
 
 
 # -- what a file's mp.spawn calls need (XLA601) ----------------------------------------------
@@ -127,7 +133,7 @@ def _launch_plan(module: cst.Module) -> LaunchPlan:
             place = next((i for i, e in enumerate(elements) if isinstance(e.value, cst.Name) and e.value.value == count), None)
             movable = place is None or (
                 worker is not None
-                and sum(isinstance(n, cst.Name) and n.value == worker.name.value for n in subtree(module)) == 2  # def, spawn
+                and _names(module, worker.name.value, scoped=False) == 2  # its def and this spawn: no other caller
                 and place + 1 < len(worker.params.params)
             )
             if movable and _names(scope, count) == 1 + _names(call, count):
@@ -140,7 +146,10 @@ def _launch_plan(module: cst.Module) -> LaunchPlan:
                 plan.kept_counts.add(id(assign.value))
     # the parent's code: the module's own statements and the functions that spawn
     parents = {id(module)} | {id(scope) for _, scope in found} if found else set()
-    plan.kept_counts |= {id(call) for call, scope in counted if id(scope) in parents and id(call) not in plan.counts}
+    nprocs = {id(n) for call, _ in found if call_arg(call, 2, "nprocs") for n in subtree(call_arg(call, 2, "nprocs"))}
+    plan.kept_counts |= {
+        id(call) for call, scope in counted if id(scope) in parents and id(call) not in plan.counts | nprocs
+    }
     return plan
 
 
@@ -665,7 +674,7 @@ class XlaCollectives(Rule):
         return self.replace(
             original, updated, updated.with_changes(value=replacement),
             "`ReduceOp.AVG` is not supported by the xla backend -> `xm.all_reduce` summing in place, scaled by the world size",
-            imports=[XM, XR], drop_if_unused=self.ctx.import_behind(call.func),
+            imports=[XM, XR], drop_if_unused=[*self.ctx.import_behind(call.func), *self.ctx.import_behind(op.value)],
         )
 
 
@@ -714,7 +723,7 @@ class ModelParallelism(Rule):
             self.flag(node, f"`{code_of(node.func)}` is `{prefix}`: {MODEL_PARALLEL[prefix]}")
 
 
-LAUNCH_LINE = re.compile(r"\btorchrun\b|-m\s+torch\.distributed\.(launch|run)\b")
+LAUNCH_LINE = re.compile(r"\btorchrun\s+(-|\S+\.py\b)|-m\s+torch\.distributed\.(launch|run)\b")
 TPU_LAUNCH = (
     "on a TPU VM, a script that calls `torch_xla.launch` starts with plain `PJRT_DEVICE=TPU python script.py` "
     "(one process per chip); a torchrun-style one keeps `torchrun --nproc_per_node=<chips per host>` with "

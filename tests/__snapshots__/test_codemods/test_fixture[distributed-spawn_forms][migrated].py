@@ -20,7 +20,6 @@ def main(config):
 
 
 def main_single_argument(config):
-    # TODO(xla-migrate): XLA601 devices cannot be counted before `torch_xla.launch` (the query starts the XLA runtime in the parent and the launch fails): read `xr.world_size()` inside the worker instead
     torch_xla.launch(other, (config,), start_method="fork")
 
 
