@@ -75,7 +75,7 @@ def test_every_rule_has_fixtures(rule):
 # The examples use torch after the rule ran, as real scripts do, so `import torch` stays.
 PRELUDE = (
     "import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\nimport torch_xla.runtime as xr\n"
-    "import torch_xla.distributed.parallel_loader as pl\n"
+    "import torch_xla.distributed.parallel_loader as pl\nimport torch_xla.distributed.xla_backend\n"
     "import torch_xla.distributed.spmd as xs\n"
     "from torch.utils.data.distributed import DistributedSampler\n"
 )

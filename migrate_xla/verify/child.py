@@ -405,6 +405,15 @@ def _install_cuda_shim() -> None:
 
     dist.init_process_group = gloo_instead_of_nccl
 
+    # DDP's device ids name CUDA devices; for a module on the CPU it takes none (and raises otherwise).
+    ddp = torch.nn.parallel.DistributedDataParallel
+    ddp_init = ddp.__init__
+
+    def ddp_on_cpu(self, module, device_ids=None, output_device=None, *args, **kwargs):
+        ddp_init(self, module, None, None, *args, **kwargs)
+
+    ddp.__init__ = ddp_on_cpu
+
 
 # -- hooks -------------------------------------------------------------------------------
 

@@ -134,7 +134,8 @@ def migrate_project(script: Path, project: Path, out: Path, settings: Settings) 
 
 
 def _shared_environment(script: Path) -> dict[str, str]:
-    """What both children get: the caller's environment, plus a one-process torchrun setup."""
+    """What both children get: the caller's environment, plus a one-process torchrun setup
+    (MASTER_PORT comes per child, in ``_run_child``)."""
     env = dict(os.environ)
     try:
         text = script.read_text(errors="replace")
@@ -142,7 +143,7 @@ def _shared_environment(script: Path) -> dict[str, str]:
         text = ""
     if TORCHRUN_VARIABLE.search(text):
         for key, value in {"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "LOCAL_WORLD_SIZE": "1",
-                           "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(_free_port())}.items():
+                           "MASTER_ADDR": "127.0.0.1"}.items():
             env.setdefault(key, value)
     return env
 
@@ -171,6 +172,9 @@ def _run_child(role: str, script: Path, extra_path: list[str], args, env, settin
     records = work / f"records-{role}"
     records.mkdir()
     child_env = dict(env)
+    # Each child its own rendezvous port (the two run side by side and would both serve one),
+    # unless the caller chose one; a script's os.environ.setdefault("MASTER_PORT", ...) keeps it.
+    child_env.setdefault("MASTER_PORT", str(_free_port()))
     child_env["PYTHONPATH"] = os.pathsep.join(
         [str(INSTRUMENT), *extra_path, *filter(None, [env.get("PYTHONPATH")]), str(PACKAGE_ROOT)]
     )

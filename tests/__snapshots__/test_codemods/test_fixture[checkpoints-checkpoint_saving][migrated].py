@@ -5,9 +5,9 @@ import os
 import shutil
 
 import torch
-import torch.distributed as dist
 import torch_xla
 import torch_xla.core.xla_model as xm
+import torch_xla.runtime as xr
 
 device = torch_xla.device()
 model = Net().to(device)
@@ -39,12 +39,12 @@ def save_checkpoint(state, is_best, filename="checkpoint.pth.tar"):
 
 # distributed training: rank 0 writes the shared file; every rank writes its own shard
 def save_on_master(model, optimizer, step, output_dir, rank):
-    if dist.get_rank() == 0:
+    if xr.global_ordinal() == 0:
         xm.save({"model": model.module.state_dict(), "step": step}, os.path.join(output_dir, "last.pt"))
     xm.save(optimizer.state_dict(), os.path.join(output_dir, f"optimizer_rank{rank}.pt"), master_only=False)
     xm.save(
         {"step": step, "rng": torch.get_rng_state()},
-        os.path.join(output_dir, f"rng_state_{dist.get_rank()}.pt"),
+        os.path.join(output_dir, f"rng_state_{xr.global_ordinal()}.pt"),
         master_only=False,
     )
 

@@ -4,10 +4,11 @@ import os
 
 import torch
 import torch_xla
+import torch_xla.runtime as xr
 
 
 def setup(rank: int):
-    local_rank = int(os.environ.get("LOCAL_RANK", 0))
+    local_rank = xr.local_ordinal()
     device = torch_xla.device()
     other = torch_xla.device()
     first = torch_xla.device()

@@ -1,0 +1,38 @@
+"""The PyTorch DDP tutorial's launch: mp.spawn over every GPU, the world size passed to the worker."""
+
+import os
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+import torch_xla
+import torch_xla.distributed.xla_backend
+
+
+def setup(rank, world_size):
+    os.environ["MASTER_ADDR"] = "localhost"
+    os.environ["MASTER_PORT"] = "12355"
+    dist.init_process_group("xla", init_method="xla://")
+
+
+def demo_basic(rank, world_size):
+    """One training step on every GPU."""
+    setup(rank, world_size)
+    model = ToyModel().to(torch_xla.device())
+    ddp_model = DDP(model, gradient_as_bucket_view=True)
+    loss = ddp_model(torch.randn(20, 10)).sum()
+    loss.backward()
+    dist.destroy_process_group()
+
+
+def run_demo(demo_fn, world_size):
+    torch_xla.launch(demo_fn,
+             args=(world_size,))
+
+
+if __name__ == "__main__":
+    # TODO(xla-migrate): XLA601 devices cannot be counted before `torch_xla.launch` (the query starts the XLA runtime in the parent and the launch fails): read `xr.world_size()` inside the worker instead
+    n_gpus = torch.cuda.device_count()
+    assert n_gpus >= 2, f"Requires at least 2 GPUs to run, but got {n_gpus}"
+    world_size = n_gpus
+    run_demo(demo_basic, world_size)
