@@ -105,8 +105,9 @@ def test_assert_loss_parity_fails_with_the_table(tmp_path, tiny_trace):
         (["--", "--no-backward"], "never called backward()"),
         (["--", "--nan"], "loss is nan at step 3"),
         (["--timeout", "8", "--", "--hang"], "timed out after 8 s"),
+        (["--", "--exit-early"], "exited with status 3 after 3 steps"),
     ],
-    ids=["crash", "no-backward", "nan", "timeout"],
+    ids=["crash", "no-backward", "nan", "timeout", "exit-after-some-steps"],
 )
 def test_failures_are_clear(args, expected, tmp_path):
     result = run_verify(str(TINY), "--steps", "5", "--migrated", str(migrated_tiny(tmp_path)), *args)

@@ -200,8 +200,8 @@ def _run_child(role: str, script: Path, extra_path: list[str], args, env, settin
     run.wall_s = time.monotonic() - started
     run.stderr_tail = _tail(work / f"{role}.stderr")
     _merge_records(run, records)
-    if run.error is None and run.returncode != 0 and not run.losses:
-        run.error = f"exited with status {run.returncode}"
+    if run.error is None and run.returncode not in (0, None):  # a crash after some steps is a crash too
+        run.error = f"exited with status {run.returncode}" + (f" after {len(run.losses)} steps" if run.losses else "")
     elif run.error is None and not run.losses:
         run.error = "the script never called backward(): no training loss to compare"
     return run

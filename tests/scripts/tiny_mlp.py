@@ -34,3 +34,5 @@ for step in range(30):
     optimizer.step()
     if step % 10 == 0:
         print(f"step {step} loss {loss.item():.4f}")
+    if "--exit-early" in sys.argv and step == 2:
+        sys.exit(3)  # a failure that is no exception, after some steps
