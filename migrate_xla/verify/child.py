@@ -123,8 +123,11 @@ class Recorder:
         with open(path + ".tmp", "w") as handle:
             json.dump(record, handle)
         os.replace(path + ".tmp", path)
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (ValueError, OSError):  # closed by the script or its launcher before exit
+                pass
 
 
 def _as_float(tensor) -> float:

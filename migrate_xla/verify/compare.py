@@ -48,6 +48,7 @@ class Run:
     error: str | None = None
     stderr_tail: str = ""
     returncode: int | None = None
+    finished: str = ""  # how its recorder ended: "step-limit" when the harness stopped it
     wall_s: float = 0.0
     compilations: int | None = None
     recompilations: int | None = None

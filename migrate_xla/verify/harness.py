@@ -200,7 +200,9 @@ def _run_child(role: str, script: Path, extra_path: list[str], args, env, settin
     run.wall_s = time.monotonic() - started
     run.stderr_tail = _tail(work / f"{role}.stderr")
     _merge_records(run, records)
-    if run.error is None and run.returncode not in (0, None):  # a crash after some steps is a crash too
+    # A crash after some steps is a crash too; the step limit is not (torch_xla.launch's pool
+    # turns a worker's clean stop into exit status 1 of the parent).
+    if run.error is None and run.returncode not in (0, None) and run.finished != "step-limit":
         run.error = f"exited with status {run.returncode}" + (f" after {len(run.losses)} steps" if run.losses else "")
     elif run.error is None and not run.losses:
         run.error = "the script never called backward(): no training loss to compare"
@@ -219,6 +221,7 @@ def _merge_records(run: Run, folder: Path) -> None:
     if chosen is None:
         return
     run.device = chosen.get("device", "")
+    run.finished = chosen.get("finished", "")
     run.losses = chosen.get("losses", [])
     run.precision = chosen.get("precision", "float32")
     for key in ("compilations", "recompilations", "executions"):
