@@ -16,6 +16,8 @@ from typing import Callable, ClassVar, Iterable, Sequence
 
 import libcst as cst
 
+from migrate_xla.tree import children
+
 SAFE = "safe"
 UNSAFE = "unsafe"
 SEVERITIES = ("error", "warning", "info")
@@ -175,10 +177,10 @@ class FileContext:
     def qualname(self, node: cst.CSTNode) -> str | None:
         """``t.cuda.is_available`` -> ``torch.cuda.is_available`` after ``import torch as t``."""
         parts: list[str] = []
-        while isinstance(node, cst.Attribute):
+        while type(node) is cst.Attribute:  # exact type checks: isinstance on LibCST's ABCs is slow
             parts.append(node.attr.value)
             node = node.value
-        if not isinstance(node, cst.Name):
+        if type(node) is not cst.Name:
             return None
         head = self.aliases.get(node.value)
         if head is None:
@@ -248,9 +250,11 @@ def _unique(items: Iterable) -> list:
 
 def subtree(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
     """``node`` and every node below it, in code order."""
-    yield node
-    for child in node.children:
-        yield from subtree(child)
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(children(node)))
 
 
 def dotted_name(node: cst.CSTNode) -> str:
@@ -344,11 +348,8 @@ def snippet(node: cst.CSTNode, limit: int = 60) -> str:
 
 def find(node: cst.CSTNode, accept: Callable[[cst.CSTNode], bool]) -> cst.CSTNode | None:
     """The first node in ``node`` (itself included, pre-order) that ``accept`` takes."""
-    if accept(node):
-        return node
-    for child in node.children:
-        found = find(child, accept)
-        if found is not None:
+    for found in subtree(node):
+        if accept(found):
             return found
     return None
 
