@@ -219,7 +219,9 @@ def migrate_code(
     new_module = RuleRunner(ctx, rules).run(module)
     new_module = apply_imports(new_module, ctx.imports_to_add, ctx.imports_to_remove)
     diagnostics = _positioned(module, ctx)
-    new_text = new_module.code
+    # Nothing changed: the traversal hands back the parsed module itself, whose code is
+    # the text (LibCST round-trips byte for byte), so code generation is skipped.
+    new_text = text if new_module is module else new_module.code
     if new_text != text:
         try:
             compile(new_text, filename, "exec", dont_inherit=True)
