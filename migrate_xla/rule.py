@@ -8,6 +8,7 @@ Rules never edit imports by hand: they schedule them through ``FileContext``.
 
 from __future__ import annotations
 
+import ast
 import re
 import textwrap
 from functools import lru_cache
@@ -279,12 +280,26 @@ def _asname(alias: cst.ImportAlias) -> str:
 def string_value(node: cst.CSTNode) -> str | None:
     """The value of a plain (non-f, non-bytes) string literal, else None."""
     if isinstance(node, cst.SimpleString) and "b" not in node.prefix.lower():
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
+        return _plain_string(node.value)
     if isinstance(node, cst.ConcatenatedString):
         value = node.evaluated_value
         return value if isinstance(value, str) else None
     return None
+
+
+def _plain_string(literal: str) -> str:
+    """The value of a str literal, as ``ast.literal_eval`` gives it. That compiles the
+    literal; a literal with no escapes, carriage returns or NULs is its text between the
+    quotes, which is most of them."""
+    start = 0
+    while literal[start] not in "'\"":
+        start += 1  # the prefix: r, u
+    quote = 3 if literal[start : start + 3] == literal[start] * 3 else 1
+    text = literal[start + quote : len(literal) - quote]
+    if "\\" in text or "\r" in text or "\0" in text:
+        value = ast.literal_eval(literal)
+        return value if isinstance(value, str) else None
+    return text
 
 
 def call_arg(call: cst.Call, position: int | None, keyword: str | None) -> cst.Arg | None:
