@@ -8,7 +8,6 @@ apply the scheduled imports once, check that the result compiles.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from contextlib import contextmanager
 import os
 import re
@@ -346,6 +345,8 @@ def relocate(diagnostics: list[Diagnostic], old_text: str, new_text: str) -> lis
     """
     if old_text == new_text or all(d.fixed for d in diagnostics):
         return diagnostics
+    import difflib  # only after a write: --check of one file does not load it
+
     matcher = difflib.SequenceMatcher(None, old_text.splitlines(), new_text.splitlines(), autojunk=False)
     blocks = matcher.get_opcodes()
 

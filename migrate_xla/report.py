@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import io
 import json
 from collections import Counter
@@ -102,6 +101,8 @@ def closing_line(summary: Summary, mode: str) -> str:
 def unified_diff(result: FileResult) -> str:
     """A diff ``patch -p1`` and ``git apply`` accept, also for a file without a final newline."""
     assert result.source is not None and result.new_text is not None
+    import difflib  # only for --diff
+
     out = []
     for line in difflib.unified_diff(
         _lines(result.source.text), _lines(result.new_text), fromfile=f"a/{result.path}", tofile=f"b/{result.path}"
