@@ -88,6 +88,15 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
 # -- a copy-on-write transformation -------------------------------------------------------
 
 
+def _subclasses(base: type) -> frozenset[type]:
+    found, todo = set(), [base]
+    while todo:
+        cls = todo.pop()
+        found.add(cls)
+        todo.extend(cls.__subclasses__())
+    return frozenset(found)
+
+
 def _trivia() -> frozenset[type]:
     """Node types that hold only layout (whitespace, comments, brackets, commas, operators):
     no statement, import or expression can be below them."""
@@ -98,15 +107,15 @@ def _trivia() -> frozenset[type]:
         cst.AssignEqual, cst.ImportStar, cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp,
         cst.BaseUnaryOp, cst.BaseAugOp, cst.Asynchronous,
     )
-    found, todo = set(), list(bases)
-    while todo:
-        cls = todo.pop()
-        found.add(cls)
-        todo.extend(cls.__subclasses__())
-    return frozenset(found)
+    return frozenset(cls for base in bases for cls in _subclasses(base))
 
 
 TRIVIA = _trivia()
+
+
+# Every node type: ``type(x) in NODE_TYPES`` is isinstance(x, CSTNode) without the slow
+# ABC check, for loops over many nodes.
+NODE_TYPES = _subclasses(cst.CSTNode)
 
 # What a removed node becomes in a field that is not a sequence (LibCST's visit_optional
 # and visit_sentinel); _REQUIRED fields refuse it, as LibCST's visit_required does.
