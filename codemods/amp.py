@@ -33,6 +33,7 @@ from migrate_xla.rule import (
     snippet,
     string_value,
 )
+from migrate_xla.tree import NODE_TYPES
 
 AMP_GUIDE = "https://docs.pytorch.org/xla/master/perf/amp.html"
 CUDA_AUTOCAST = frozenset({"torch.cuda.amp.autocast", "torch.cuda.amp.autocast_mode.autocast"})
@@ -203,15 +204,17 @@ def _walk(root: cst.CSTNode) -> Iterator[tuple[cst.CSTNode, tuple]]:
     while stack:
         node, ancestors = stack.pop()
         yield node, ancestors
-        if isinstance(node, (cst.Import, cst.ImportFrom)):
+        node_type = type(node)  # exact type checks: isinstance on LibCST's ABCs is slow
+        if node_type is cst.Import or node_type is cst.ImportFrom:
             continue
         children: list[cst.CSTNode] = []
-        for name in _child_fields(type(node)):
+        for name in _child_fields(node_type):
             value = getattr(node, name)
-            if isinstance(value, cst.CSTNode):
+            value_type = type(value)
+            if value_type in NODE_TYPES:
                 children.append(value)
-            elif isinstance(value, (tuple, list)):
-                children.extend(v for v in value if isinstance(v, cst.CSTNode))
+            elif value_type is tuple or value_type is list:
+                children.extend(v for v in value if type(v) in NODE_TYPES)
         inner = (node, *ancestors[:2])
         stack.extend((child, inner) for child in reversed(children))
 
@@ -366,18 +369,19 @@ def _analyse(module: cst.Module, trigger: cst.CSTNode, statement: cst.CSTNode) -
     order: dict[int, int] = {}  # id(node) -> its place in code order
     for node, ancestors in _walk(module):
         order[id(node)] = len(order)
-        if isinstance(node, (cst.Import, cst.ImportFrom)):
+        node_type = type(node)
+        if node_type is cst.Import or node_type is cst.ImportFrom:
             names.learn_import(node)
-        elif isinstance(node, cst.Name):
+        elif node_type is cst.Name:
             if _is_reference(node, ancestors[0] if ancestors else None):
                 refs[node.value].append((node, ancestors))
-        elif isinstance(node, cst.Attribute):
+        elif node_type is cst.Attribute:
             key = _target_key(node)
             if key is not None:
                 refs[key].append((node, ancestors))
-        elif isinstance(node, cst.Call):
+        elif node_type is cst.Call:
             calls.append((node, ancestors))
-        elif isinstance(node, cst.FunctionDef) and isinstance(ancestors[0], cst.Module):
+        elif node_type is cst.FunctionDef and isinstance(ancestors[0], cst.Module):
             functions[node.name.value] = None if node.name.value in functions else node
 
     uses = ScalerUses()

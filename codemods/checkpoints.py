@@ -16,7 +16,7 @@ import re
 import libcst as cst
 
 from codemods.devices import EQUAL, code_of
-from migrate_xla.rule import SAFE, XM, Rule, call_arg, parse_expr, last_name
+from migrate_xla.rule import SAFE, XM, Rule, call_arg, children, parse_expr, last_name
 
 # The last name of a value that holds a whole module: model, self.model, net, netG, model.module
 MODULE_NAME = re.compile(
@@ -45,7 +45,7 @@ def _identifiers(node: cst.CSTNode):
     """The names in an expression, attributes and f-string fields included, string text not."""
     if isinstance(node, cst.Name):
         yield node.value
-    for child in node.children:
+    for child in children(node):
         yield from _identifiers(child)
 
 
@@ -53,7 +53,7 @@ def _moved_to_cpu(node: cst.CSTNode) -> bool:
     """``{k: v.cpu() for k, v in model.state_dict().items()}``: the guide's explicit CPU state."""
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "cpu":
         return True
-    return any(_moved_to_cpu(child) for child in node.children)
+    return any(_moved_to_cpu(child) for child in children(node))
 
 
 def is_whole_module(node: cst.CSTNode) -> bool:

@@ -17,7 +17,7 @@ import libcst as cst
 
 from codemods.devices import is_cuda_literal
 from migrate_xla.engine import _drop_removed_lines as drop_removed_lines
-from migrate_xla.rule import EQUAL, SAFE, UNSAFE, Import, Rule, append_keyword, call_arg, code_of, find, snippet, string_value
+from migrate_xla.rule import EQUAL, SAFE, UNSAFE, Import, Rule, append_keyword, call_arg, children, code_of, find, snippet, string_value
 
 CUDA_MODULES = ("torch.cuda", "torch.backends.cudnn", "torch.backends.cuda")
 _BLOCKS = (cst.BaseSuite, cst.BaseStatement, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally)
@@ -192,8 +192,8 @@ def _references_in(node: cst.CSTNode):
     if isinstance(node, cst.Arg):
         return [node.value]
     if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Param)):
-        return [child for child in node.children if child is not node.name]
-    return node.children
+        return [child for child in children(node) if child is not node.name]
+    return children(node)
 
 
 # -- XLA801-XLA810: the CUDA-only APIs the guide names, each with what to do instead ----------

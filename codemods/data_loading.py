@@ -9,7 +9,7 @@ from typing import Iterator
 import libcst as cst
 
 from codemods.devices import XLA_DEVICE, code_of, cuda_choice, is_cuda_literal, names_device
-from migrate_xla.rule import PL, SAFE, TORCH_XLA, Rule, drop_items, parse_expr, string_value, subtree
+from migrate_xla.rule import PL, SAFE, TORCH_XLA, Rule, children, drop_items, parse_expr, string_value, subtree
 
 PIN_OPTIONS = ("pin_memory", "pin_memory_device")
 
@@ -142,7 +142,7 @@ def _names_in(node: cst.CSTNode) -> Iterator[cst.Name]:
     elif isinstance(node, cst.Arg):
         yield from _names_in(node.value)
     else:
-        for child in node.children:
+        for child in children(node):
             yield from _names_in(child)
 
 
@@ -165,7 +165,7 @@ def _bindings_in(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         yield node.target
     elif isinstance(node, cst.AsName):
         yield node.name
-    for child in node.children:
+    for child in children(node):
         yield from _bindings_in(child)
 
 
@@ -522,7 +522,7 @@ class BatchMoveProof:
                 devices.add(device)
                 yield node
                 return
-        for child in node.children:
+        for child in children(node):
             yield from self._moves_in(child, watched, devices)
 
     def _move_device(self, call: cst.CSTNode) -> str | None:
@@ -620,6 +620,6 @@ class BatchMoveProof:
                     return False
                 always = True
             always = always or id(node) in around
-            return any(read(child, always) for child in node.children)
+            return any(read(child, always) for child in children(node))
 
         return read(scope, False)

@@ -11,7 +11,7 @@ import re
 
 import libcst as cst
 
-from migrate_xla.rule import SAFE, TORCH_XLA, Rule, last_name
+from migrate_xla.rule import SAFE, TORCH_XLA, Rule, children, last_name
 
 OPTIMIZER_NAME = re.compile(r"(^|_)(opt|optim|optimizer|optimiser)s?(\d*|_\w+)$|optimi[sz]er", re.IGNORECASE)
 # A torch_xla.sync() inside a profiler trace raises "Expecting scope to be empty"; a
@@ -122,7 +122,7 @@ def _trains(node: cst.CSTNode) -> bool:
         return True
     return any(
         _trains(child)
-        for child in node.children
+        for child in children(node)
         if not isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
     )
 
@@ -342,7 +342,7 @@ class SyncInEvaluationLoop(Rule):
                 return True
             if FORWARD_NAME.search(last_name(func)):
                 return True
-        return any(self._runs_the_device(child) for child in node.children)
+        return any(self._runs_the_device(child) for child in children(node))
 
     def leave_For(self, original: cst.For, updated: cst.For):
         if id(original) not in self.loops:

@@ -8,7 +8,6 @@ apply the scheduled imports once, check that the result compiles.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from contextlib import contextmanager
 import os
 import re
@@ -25,6 +24,7 @@ from migrate_xla import registry
 from migrate_xla.imports import apply_imports
 from migrate_xla.rule import TARGETS, Diagnostic, FileContext, Rule
 from migrate_xla.sources import Found, Patterns, Source, SourceError, read_source
+from migrate_xla.tree import TRIVIA, Transformer
 
 
 class MigrationError(Exception):
@@ -102,15 +102,17 @@ class FileResult:
         return self.source is not None and self.new_text is not None and self.new_text != self.source.text
 
 
-class RuleRunner(cst.CSTTransformer):
+class RuleRunner:
     """Runs the visit/leave methods of many rules in one traversal, in rule order.
 
     It also keeps the import-alias table (imports are seen before the code that uses
-    them) and the stack of enclosing statements that TODO comments attach to.
+    them) and the stack of enclosing statements that TODO comments attach to. The
+    traversal is ``tree.Transformer``'s: LibCST's ``CSTTransformer`` rebuilds every node
+    of the file, this one only those whose children changed, and it does not enter
+    layout (whitespace, brackets, operators) that no rule looks at.
     """
 
     def __init__(self, ctx: FileContext, rules: Sequence[Rule]) -> None:
-        super().__init__()
         self.ctx = ctx
         self.visitors: dict[str, list[Callable]] = defaultdict(list)
         self.leavers: dict[str, list[Callable]] = defaultdict(list)
@@ -119,6 +121,11 @@ class RuleRunner(cst.CSTTransformer):
                 kind, _, node_type = name.partition("_")
                 table = self.visitors if kind == "visit" else self.leavers
                 table[node_type].append(getattr(rule, name))
+        hooked = {getattr(cst, name, None) for name in (*self.visitors, *self.leavers)}
+        self.transformer = Transformer(self.on_visit, self.on_leave, TRIVIA - hooked)
+
+    def run(self, module: cst.Module) -> cst.Module:
+        return self.transformer.transform(module)
 
     # Exact type checks: isinstance against LibCST's abstract bases is slow, and this
     # runs on every node of every parsed file.
@@ -131,12 +138,6 @@ class RuleRunner(cst.CSTTransformer):
         for visit in self.visitors.get(node_type.__name__, ()):
             visit(node)
         return True
-
-    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
-        pass  # rules use no per-attribute hooks; skipping LibCST's lookup of them saves time
-
-    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
-        pass
 
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):
         node_type = type(original)
@@ -236,10 +237,12 @@ def migrate_code(
         raise MigrationError(f"cannot parse: {_syntax_error(text, filename, exc)}") from None
     ctx = FileContext(unsafe_fixes=options.unsafe_fixes, target=options.target)
     rules = [rule(ctx) for rule in _triggered(options.rules, text)]
-    new_module = module.visit(RuleRunner(ctx, rules))
+    new_module = RuleRunner(ctx, rules).run(module)
     new_module = apply_imports(new_module, ctx.imports_to_add, ctx.imports_to_remove)
     diagnostics = _positioned(module, ctx)
-    new_text = new_module.code
+    # Nothing changed: the traversal hands back the parsed module itself, whose code is
+    # the text (LibCST round-trips byte for byte), so code generation is skipped.
+    new_text = text if new_module is module else new_module.code
     if new_text != text:
         try:
             compile(new_text, filename, "exec", dont_inherit=True)
@@ -377,6 +380,8 @@ def relocate(diagnostics: list[Diagnostic], source: Source, new_text: str) -> li
 
 
 def _line_mover(old_text: str, new_text: str) -> Callable[[int], int]:
+    import difflib  # only after a write: --check of one file does not load it
+
     matcher = difflib.SequenceMatcher(None, old_text.splitlines(), new_text.splitlines(), autojunk=False)
     blocks = matcher.get_opcodes()
 

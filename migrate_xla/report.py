@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import io
 import json
 from collections import Counter
@@ -105,6 +104,8 @@ def unified_diff(result: FileResult) -> str:
     A notebook's diff is one per changed cell, of the cell's code (``a/nb.ipynb:cell 3``).
     """
     assert result.source is not None and result.new_text is not None
+    import difflib  # only for --diff
+
     out = []
     for old, new in zip(result.source.units(result.source.text), result.source.units(result.new_text)):
         if old.text == new.text:

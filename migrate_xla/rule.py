@@ -8,6 +8,7 @@ Rules never edit imports by hand: they schedule them through ``FileContext``.
 
 from __future__ import annotations
 
+import ast
 import re
 import textwrap
 from functools import lru_cache
@@ -15,6 +16,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable, ClassVar, Iterable, Sequence
 
 import libcst as cst
+
+from migrate_xla.tree import children
 
 SAFE = "safe"
 UNSAFE = "unsafe"
@@ -181,10 +184,10 @@ class FileContext:
     def qualname(self, node: cst.CSTNode) -> str | None:
         """``t.cuda.is_available`` -> ``torch.cuda.is_available`` after ``import torch as t``."""
         parts: list[str] = []
-        while isinstance(node, cst.Attribute):
+        while type(node) is cst.Attribute:  # exact type checks: isinstance on LibCST's ABCs is slow
             parts.append(node.attr.value)
             node = node.value
-        if not isinstance(node, cst.Name):
+        if type(node) is not cst.Name:
             return None
         head = self.aliases.get(node.value)
         if head is None:
@@ -254,9 +257,11 @@ def _unique(items: Iterable) -> list:
 
 def subtree(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
     """``node`` and every node below it, in code order."""
-    yield node
-    for child in node.children:
-        yield from subtree(child)
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(children(node)))
 
 
 def dotted_name(node: cst.CSTNode) -> str:
@@ -281,12 +286,26 @@ def _asname(alias: cst.ImportAlias) -> str:
 def string_value(node: cst.CSTNode) -> str | None:
     """The value of a plain (non-f, non-bytes) string literal, else None."""
     if isinstance(node, cst.SimpleString) and "b" not in node.prefix.lower():
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
+        return _plain_string(node.value)
     if isinstance(node, cst.ConcatenatedString):
         value = node.evaluated_value
         return value if isinstance(value, str) else None
     return None
+
+
+def _plain_string(literal: str) -> str:
+    """The value of a str literal, as ``ast.literal_eval`` gives it. That compiles the
+    literal; a literal with no escapes, carriage returns or NULs is its text between the
+    quotes, which is most of them."""
+    start = 0
+    while literal[start] not in "'\"":
+        start += 1  # the prefix: r, u
+    quote = 3 if literal[start : start + 3] == literal[start] * 3 else 1
+    text = literal[start + quote : len(literal) - quote]
+    if "\\" in text or "\r" in text or "\0" in text:
+        value = ast.literal_eval(literal)
+        return value if isinstance(value, str) else None
+    return text
 
 
 def call_arg(call: cst.Call, position: int | None, keyword: str | None) -> cst.Arg | None:
@@ -350,11 +369,8 @@ def snippet(node: cst.CSTNode, limit: int = 60) -> str:
 
 def find(node: cst.CSTNode, accept: Callable[[cst.CSTNode], bool]) -> cst.CSTNode | None:
     """The first node in ``node`` (itself included, pre-order) that ``accept`` takes."""
-    if accept(node):
-        return node
-    for child in node.children:
-        found = find(child, accept)
-        if found is not None:
+    for found in subtree(node):
+        if accept(found):
             return found
     return None
 

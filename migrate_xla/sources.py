@@ -16,7 +16,6 @@ import io
 import os
 import re
 import stat
-import tempfile
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,6 +121,8 @@ def _detect_encoding(data: bytes) -> str:
 
 def write_atomic(path: Path, data: bytes, mode: int) -> None:
     """Replace ``path`` with ``data`` in one step, keeping ``mode``."""
+    import tempfile  # only when writing: --check does not load it
+
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".xla-migrate")
     try:
         with os.fdopen(fd, "wb") as handle:

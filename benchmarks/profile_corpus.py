@@ -1,0 +1,78 @@
+"""Where the corpus time goes: CPU time of each phase of the engine, in-process and
+single-threaded, on every Nth file of the installed torch package, against LibCST
+parse + codegen of the same files (the baseline of bench_corpus.py).
+
+    .venv/bin/python benchmarks/profile_corpus.py        # every 8th file (253 files)
+    .venv/bin/python benchmarks/profile_corpus.py 4      # every 4th
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import libcst as cst  # noqa: E402
+
+from bench_corpus import torch_dir, walk  # noqa: E402
+from migrate_xla import engine, imports  # noqa: E402
+from migrate_xla.rule import FileContext  # noqa: E402
+from migrate_xla.sources import read_source  # noqa: E402
+
+PHASES = ("read", "pre-filter", "parse", "rules", "imports", "positions", "codegen", "compile")
+
+
+def main() -> int:
+    step = int(sys.argv[1]) if len(sys.argv) > 1 else 8
+    files = walk(torch_dir().resolve())[::step]
+    options = engine.options_for()
+    trigger = engine._trigger(options.codes)
+    spent = dict.fromkeys((*PHASES, "baseline parse", "baseline codegen"), 0.0)
+    parsed = 0
+    for path in files:
+        clock = time.process_time()
+
+        def lap(phase: str) -> None:
+            nonlocal clock
+            now = time.process_time()
+            spent[phase] += now - clock
+            clock = now
+
+        text = read_source(path).text
+        lap("read")
+        baseline = cst.parse_module(text)
+        lap("baseline parse")
+        baseline.code
+        lap("baseline codegen")
+        if not trigger.search(text):
+            lap("pre-filter")
+            continue
+        lap("pre-filter")
+        parsed += 1
+        module = cst.parse_module(text)
+        lap("parse")
+        ctx = FileContext()
+        new = engine.RuleRunner(ctx, [rule(ctx) for rule in engine._triggered(options.rules, text)]).run(module)
+        lap("rules")
+        new = imports.apply_imports(new, ctx.imports_to_add, ctx.imports_to_remove)
+        lap("imports")
+        engine._positioned(module, ctx)
+        lap("positions")
+        new_text = text if new is module else new.code
+        lap("codegen")
+        if new_text != text:
+            compile(new_text, str(path), "exec", dont_inherit=True)
+        lap("compile")
+    base = spent["baseline parse"] + spent["baseline codegen"]
+    print(f"{len(files)} files, {parsed} parsed by the engine; CPU seconds and share of the baseline ({base:.2f} s)")
+    for phase, seconds in spent.items():
+        print(f"  {phase:17s} {seconds:7.2f} s  {seconds / base:5.2f}")
+    tool = sum(spent[p] for p in PHASES)
+    print(f"engine {tool:.2f} s: {tool / base:.2f} of the baseline")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,212 @@
+"""Fast reads and rewrites of LibCST trees.
+
+LibCST gets a node's children, and runs a transformer, through the node's
+``_visit_and_replace_children``, which builds a new copy of the node every time: a
+transformer with no rule at all costs about 1.2 parses, and ``node.children`` rebuilds
+the node it is asked about. Here the same fields are read straight off the node, in
+the same (code) order, and a transformation rebuilds only the nodes whose children
+changed (benchmarks/README.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+import libcst as cst
+
+# -- the fields a node type visits, in code order ---------------------------------------
+
+_REQUIRED = object()  # a field whose node cannot be removed
+
+
+class _FieldOrder(cst.CSTVisitor):
+    """Records the fields ``_visit_and_replace_children`` visits, without descending."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: list[str] = []
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        if attribute not in self.names:
+            self.names.append(attribute)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return False
+
+
+# type -> (fields in code order, fields not seen yet because the probed node had None there)
+_ORDER: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+
+def _probe(node: cst.CSTNode) -> tuple[str, ...]:
+    recorder = _FieldOrder()
+    node._visit_and_replace_children(recorder)
+    known = _ORDER.get(type(node))
+    order = list(recorder.names)
+    if known is not None:  # merge what an earlier probe saw (a field visited only when set)
+        for i, name in enumerate(known[0]):
+            if name not in order:
+                order.insert(min(i, len(order)), name)
+    unseen = tuple(
+        f.name for f in dataclasses.fields(node) if f.name not in order and getattr(node, f.name) is None
+    )
+    if known is not None:
+        unseen = tuple(name for name in unseen if name in known[1])
+    _ORDER[type(node)] = (tuple(order), unseen)
+    return tuple(order)
+
+
+def fields_in_order(node: cst.CSTNode) -> tuple[str, ...]:
+    """The names of the fields of ``node`` that hold child nodes, in code order.
+
+    Found once per node type by letting LibCST's own ``_visit_and_replace_children``
+    name them; a field it visits only when set (``FormattedStringExpression.format_spec``)
+    is added when a node first has it.
+    """
+    known = _ORDER.get(type(node))
+    if known is None:
+        return _probe(node)
+    order, unseen = known
+    if unseen and any(getattr(node, name) is not None for name in unseen):
+        return _probe(node)
+    return order
+
+
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """``node.children`` (the same nodes in the same order) without rebuilding ``node``."""
+    out: list[cst.CSTNode] = []
+    for name in fields_in_order(node):
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            out.append(value)
+        elif isinstance(value, (tuple, list)):
+            out.extend(value)
+    return out
+
+
+# -- a copy-on-write transformation -------------------------------------------------------
+
+
+def _subclasses(base: type) -> frozenset[type]:
+    found, todo = set(), [base]
+    while todo:
+        cls = todo.pop()
+        found.add(cls)
+        todo.extend(cls.__subclasses__())
+    return frozenset(found)
+
+
+def _trivia() -> frozenset[type]:
+    """Node types that hold only layout (whitespace, comments, brackets, commas, operators):
+    no statement, import or expression can be below them."""
+    bases = (
+        cst.BaseParenthesizableWhitespace, cst.EmptyLine, cst.TrailingWhitespace, cst.Newline,
+        cst.Comment, cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket,
+        cst.LeftCurlyBrace, cst.RightCurlyBrace, cst.Comma, cst.Dot, cst.Semicolon, cst.Colon,
+        cst.AssignEqual, cst.ImportStar, cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp,
+        cst.BaseUnaryOp, cst.BaseAugOp, cst.Asynchronous,
+    )
+    return frozenset(cls for base in bases for cls in _subclasses(base))
+
+
+TRIVIA = _trivia()
+
+
+# Every node type: ``type(x) in NODE_TYPES`` is isinstance(x, CSTNode) without the slow
+# ABC check, for loops over many nodes.
+NODE_TYPES = _subclasses(cst.CSTNode)
+
+# What a removed node becomes in a field that is not a sequence (LibCST's visit_optional
+# and visit_sentinel); _REQUIRED fields refuse it, as LibCST's visit_required does.
+_REMOVED_AS: dict[type, dict[str, object]] = {}
+
+
+def _removed_value(node_type: type, name: str) -> object:
+    table = _REMOVED_AS.get(node_type)
+    if table is None:
+        table = {}
+        for f in dataclasses.fields(node_type):
+            if f.default is None or f.default is cst.MaybeSentinel.DEFAULT:
+                table[f.name] = f.default
+            else:
+                table[f.name] = _REQUIRED
+        _REMOVED_AS[node_type] = table
+    return table[name]
+
+
+# The body sequences LibCST visits with visit_body_sequence: a statement that a rule
+# emptied (an empty SimpleStatementLine) is dropped from them.
+_BODIES = frozenset({cst.Module, cst.IndentedBlock})
+
+
+class Transformer:
+    """Calls ``on_visit(node)`` before a node's children and ``on_leave(original,
+    updated)`` after, as ``CSTNode.visit`` does for a ``CSTTransformer``, over the nodes
+    of the tree but those in ``skip`` (and what is below them). ``updated`` is
+    ``original`` itself when nothing below it changed.
+    """
+
+    def __init__(
+        self,
+        on_visit: Callable[[cst.CSTNode], object],
+        on_leave: Callable[[cst.CSTNode, cst.CSTNode], object],
+        skip: frozenset[type] = TRIVIA,
+    ) -> None:
+        self.on_visit = on_visit
+        self.on_leave = on_leave
+        self.skip = skip | {type(None), cst.MaybeSentinel}
+
+    def transform(self, node: cst.CSTNode):
+        self.on_visit(node)
+        skip = self.skip
+        changes = None
+        for name in fields_in_order(node):
+            value = getattr(node, name)
+            value_type = type(value)
+            if value_type in skip:
+                continue
+            if value_type is tuple or value_type is list:
+                new = self._sequence(value, type(node) in _BODIES and name == "body")
+            else:
+                new = self.transform(value)
+                if new is value:
+                    continue
+                if isinstance(new, cst.FlattenSentinel):
+                    raise TypeError(
+                        f"We got a FlattenSentinel while visiting a {value_type.__name__}. This node's "
+                        "parent does not allow for it to be it to be replaced with a sequence."
+                    )
+                if isinstance(new, cst.RemovalSentinel):
+                    new = _removed_value(type(node), name)
+                    if new is _REQUIRED:
+                        raise TypeError(
+                            f"We got a RemovalSentinel while visiting a {value_type.__name__}. This "
+                            "node's parent does not allow it to be removed."
+                        )
+            if new is not value:
+                if changes is None:
+                    changes = {}
+                changes[name] = new
+        updated = node if changes is None else node.with_changes(**changes)
+        return self.on_leave(node, updated)
+
+    def _sequence(self, items, body: bool):
+        out = None
+        skip = self.skip
+        for i, child in enumerate(items):
+            new = child if type(child) in skip else self.transform(child)
+            if new is child:
+                if out is not None:
+                    out.append(child)
+                continue
+            if out is None:
+                out = list(items[:i])
+            if isinstance(new, cst.RemovalSentinel):
+                continue
+            for item in new if isinstance(new, cst.FlattenSentinel) else (new,):
+                if body and not child._is_removable() and item._is_removable():
+                    continue  # LibCST's visit_body_sequence
+                out.append(item)
+        return items if out is None else tuple(out)
+
