@@ -346,10 +346,13 @@ def migrate_file(found: Found, options: Options) -> FileResult:
     result = FileResult(path=str(found.path), found=found)
     try:
         result.source = read_source(found.path)
-        new_text, diagnostics = migrate_code(result.source.text, options.for_file(found.path), str(found.path))
+        options = options.for_file(found.path)
+        new_text, diagnostics = migrate_code(result.source.text, options, str(found.path))
         if new_text != result.source.text:
             result.source.units(new_text)  # a notebook whose cells cannot be split again is not written
-        result.new_text, result.diagnostics = new_text, result.source.locate(diagnostics)
+        # locate adds what reading found (XLA001: a notebook cell left out), reported when enabled
+        located = result.source.locate(diagnostics)
+        result.new_text, result.diagnostics = new_text, [d for d in located if d.code in options.codes]
     except (SourceError, MigrationError) as exc:
         result.error = str(exc)
     except RecursionError:

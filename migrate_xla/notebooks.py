@@ -33,7 +33,7 @@ from typing import Callable, Iterator
 from migrate_xla.rule import Diagnostic
 from migrate_xla.sources import Source, SourceError, Unit
 
-# Findings about the notebook itself, not from a rule: a cell left as it is.
+# The finding for a cell left as it is (the rule codemods/notebook_cells.py documents it).
 CELL_NOT_MIGRATED = "XLA001"
 
 _MARKER = "# <xla-migrate cell {}>\n"

@@ -7,13 +7,15 @@ files; review them when they change (`pytest --snapshot-update` rewrites them).
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 
 import pytest
 
 from conftest import FIXTURES, PythonSnapshot, TextSnapshot
 from migrate_xla import registry
-from migrate_xla.engine import migrate_code, options_for
+from migrate_xla.engine import migrate_code, migrate_file, options_for
+from migrate_xla.sources import Found
 
 CASES = sorted(p for p in FIXTURES.glob("*/*.py") if p.parent.name != "examples")
 FAMILIES = sorted({registry.family(rule) for rule in registry.all_rules()})
@@ -61,6 +63,10 @@ def codes_reported_in(folder) -> frozenset[str]:
     for case in folder.glob("*.py"):
         _, diagnostics = migrate_code(case.read_text(), options_of(case), str(case))
         reported |= {d.code for d in diagnostics}
+    for notebook in folder.glob("*.ipynb"):  # what reading a notebook reports (XLA0xx)
+        result = migrate_file(Found(notebook, folder), options_for())
+        assert result.error is None, result.error
+        reported |= {d.code for d in result.diagnostics}
     return frozenset(reported)
 
 
@@ -83,9 +89,17 @@ USE = "print(torch.__version__)\n"
 
 
 @pytest.mark.parametrize("rule", registry.all_rules(), ids=lambda r: r.CODE)
-def test_rule_example(rule):
+def test_rule_example(rule, tmp_path):
     """``xla-migrate explain`` shows BEFORE and AFTER: the rule must really do that."""
     assert rule.BEFORE and rule.SUMMARY and rule.why() and rule.NAME
+    if registry.family(rule) == "notebook_cells":  # the example is a notebook cell
+        notebook = tmp_path / "example.ipynb"
+        cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": rule.BEFORE}
+        notebook.write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+        result = migrate_file(Found(notebook, tmp_path), options_for(select=[rule.CODE]))
+        assert result.new_text == result.source.text and rule.AFTER == rule.BEFORE  # left as it is
+        assert [d.code for d in result.diagnostics] == [rule.CODE]
+        return
     # a target's whole-script rules would move module-level code such as USE into the worker
     prelude = PRELUDE if "single" not in rule.TARGETS else PRELUDE + USE
     options = options_for(select=[rule.CODE], unsafe_fixes=True, target=rule.TARGETS[0])

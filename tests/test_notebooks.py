@@ -183,6 +183,10 @@ def test_a_cell_that_is_not_python_is_left_as_it_is_with_a_finding(tmp_path, cli
     cells = ["".join(cell["source"]) for cell in json.loads(path.read_text())["cells"]]
     assert cells[1:3] == ["x = torch.ones(2).cuda(\ny = 1 +", "%%writefile train.py\nimport torch\nx = torch.ones(2).cuda()"]
     assert cells[3] == "y = torch.ones(2).to(torch_xla.device())"
+    # XLA001 is a rule like any other: --ignore turns its finding off, explain knows it
+    quiet = cli("--check", "--ignore", "XLA001", str(path))
+    assert quiet.exit_code == 0 and "XLA001" not in quiet.stdout
+    assert "cell-not-migrated" in cli("explain", "XLA001").stdout
 
 
 def test_diff_shows_the_changed_cells_code_and_writes_nothing(tmp_path, cli):
