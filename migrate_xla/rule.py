@@ -8,8 +8,8 @@ Rules never edit imports by hand: they schedule them through ``FileContext``.
 
 from __future__ import annotations
 
+import inspect
 import re
-import textwrap
 from functools import lru_cache
 from dataclasses import asdict, dataclass, field
 from typing import Callable, ClassVar, Iterable, Sequence
@@ -79,7 +79,7 @@ class Rule:
 
     @classmethod
     def why(cls) -> str:
-        return textwrap.dedent(cls.__doc__ or "").strip()
+        return inspect.cleandoc(cls.__doc__ or "")
 
     @property
     def fixing(self) -> bool:
