@@ -5,13 +5,14 @@ code no fixture imagined. For each package and each fix mode (safe fixes, then
 ``--unsafe-fixes``), the command line runs as a user would:
 
     python -m migrate_xla -o OUT/<package> [--unsafe-fixes] --format json --exit-zero -j 2 PACKAGE_DIR
-    python -m migrate_xla --check [--unsafe-fixes] --format json --exit-zero -j 2 OUT/<package>
+    python -m migrate_xla --check [--unsafe-fixes] --format json --exit-zero -j 2 OUT/<package>/<changed files>
 
 and the sweep checks that
 - no file fails (exit 2) except files that do not parse as Python 3.11 (counted as
   "unparseable" and listed, not failures); an "internal error" is always a failure;
 - every written file compiles (a copy left unchanged is byte for byte the original);
-- the second run over the output changes nothing and fixes nothing (idempotence).
+- the second run over the output changes nothing and fixes nothing (idempotence; it
+  runs on the changed copies, the others being the originals the first run left alone).
 
 It prints counts (files, changed, findings, failures) and lists each failure, with the
 diff a second run would make; exit status 1 when anything failed.
@@ -116,7 +117,9 @@ def sweep_tree(name: str, tree: Path, out: Path, flags: list[str], jobs: int, po
         if why is not None and path not in broken:
             tally.failures.append(f"{name}/{path.relative_to(tree)}: the written file does not compile: {why}")
 
-    second = run_cli(["--check", *flags, str(out)], jobs)
+    # A copy left unchanged is the original, which the first run already found nothing to
+    # change in: the second run needs only the changed copies.
+    second = run_cli(["--check", *flags, *(str(c) for _, c in written)], jobs) if written else {"files": []}
     for entry in second["files"]:
         copy = Path(entry["path"])
         where = f"{name}/{copy.relative_to(out)}"

@@ -10,7 +10,7 @@ from conftest import ROOT
 from migrate_xla import registry, report
 
 RULES_MD = ROOT / "docs" / "rules.md"
-REGENERATE = "make docs  (or: .venv/bin/python -m migrate_xla.docs > docs/rules.md)"
+REGENERATE = ".venv/bin/python -m migrate_xla.docs > docs/rules.md  (or: make docs)"
 
 
 def test_rules_md_is_current():
