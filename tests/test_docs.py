@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import pytest
 
@@ -18,6 +19,11 @@ def test_rules_md_is_current():
     assert written == report.rules_page(), f"docs/rules.md is out of date with the rules; regenerate it: {REGENERATE}"
 
 
+@lru_cache(maxsize=None)
+def _page() -> str:
+    return report.rules_page()
+
+
 def _unescaped(markdown: str) -> str:
     return re.sub(r"\\(.)", r"\1", markdown)
 
@@ -27,8 +33,8 @@ def test_explain_and_the_docs_show_the_same_section(rule, cli):
     text = cli("explain", rule.CODE).stdout
     assert text == report.explain(rule)
     section = report.explain(rule, markdown=True)
-    assert section in report.rules_page()
-    assert f"| [{rule.CODE}](#{rule.CODE.lower()}-{rule.NAME}) |" in report.rules_page()  # index -> section
+    assert section in _page()
+    assert f"| [{rule.CODE}](#{rule.CODE.lower()}-{rule.NAME}) |" in _page()  # index -> section
     assert section.startswith(f"### {rule.CODE} ({rule.NAME})\n")  # GitHub's anchor: xla101-cuda-device
     plain = _unescaped(section)
     # The same content in both: summary, fix safety, why (the docstring), examples, links.
