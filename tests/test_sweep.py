@@ -37,6 +37,7 @@ SAMPLE = [
     "torch/utils/data/_utils/pin_memory.py",
     "torch_xla/amp/syncfree/adam.py",
     "torch_xla/debug/profiler.py",
+    "torch_xla/distributed/fsdp/xla_fully_sharded_data_parallel.py",
     "torch_xla/distributed/parallel_loader.py",
 ]
 
@@ -58,3 +59,7 @@ def test_sweep_of_a_torch_sample(tmp_path):
     tally = sweep.sweep(roots, ["unsafe"], jobs=2, workdir=tmp_path, only=SAMPLE)["unsafe"]
     assert tally.failures == []
     assert tally.files == len(SAMPLE) and tally.changed >= 10 and tally.fixed >= 20
+    # What the full sweep found: a dtype list that names both half types stays as it is
+    # (XLA405 made it [torch.float32, torch.bfloat16, torch.bfloat16]).
+    fsdp = (tmp_path / "unsafe" / "torch_xla" / "distributed" / "fsdp" / "xla_fully_sharded_data_parallel.py").read_text()
+    assert "FLOAT_DTYPES = [torch.float32, torch.float16, torch.bfloat16]" in fsdp
