@@ -810,8 +810,9 @@ class Float16ToBfloat16(Rule):
 
     def _keep_half_beside_bfloat16(self, operands) -> None:
         """``(torch.float16, torch.bfloat16)``, ``{torch.float16: ..., torch.bfloat16: ...}``,
-        ``dtype == torch.float16 or dtype == torch.bfloat16``: code written for both half
-        types. Rewritten, it would list bfloat16 twice (a dict's keys would collide)."""
+        ``dtype == torch.float16 or dtype == torch.bfloat16``, ``f(torch.half, torch.bfloat16)``:
+        code written for both half types. Rewritten, it would list bfloat16 twice (a dict's
+        keys would collide)."""
         names = {id(node): self.qualname(node) for node in operands}
         if BFLOAT16 in names.values():
             self.beside_bfloat16 |= {key for key, name in names.items() if name in HALF}
@@ -835,6 +836,7 @@ class Float16ToBfloat16(Rule):
         self._keep_half_beside_bfloat16(operands)
 
     def visit_Call(self, node: cst.Call) -> None:
+        self._keep_half_beside_bfloat16([a.value for a in node.args if not a.keyword])  # f(torch.half, torch.bfloat16)
         name = self.qualname(node.func)
         if name in CUDA_AUTOCAST | DEVICE_AUTOCAST or name in CUDA_CUSTOM:
             dtype = call_arg(node, None if name in CUDA_CUSTOM else 1, "cast_inputs" if name in CUDA_CUSTOM else "dtype")

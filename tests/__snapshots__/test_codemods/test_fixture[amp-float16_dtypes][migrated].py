@@ -38,3 +38,6 @@ HALF_TYPES = (torch.float16, torch.bfloat16)
 BITS = {torch.float16: 16, torch.bfloat16: 16, torch.float32: 32}
 if weights.dtype == torch.float16 or weights.dtype == torch.bfloat16:
     print("half")
+HALF_NAMES = dict.fromkeys([torch.float16, torch.bfloat16], "half")
+SUPPORTED = frozenset.union(frozenset([torch.float32]), {torch.half, torch.bfloat16})
+print(torch.half, torch.bfloat16)
