@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test bench clean
+.PHONY: venv demo test bench docs sweep clean
 
 venv: $(STAMP)
 
@@ -35,6 +35,15 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_corpus.py
 	$(BIN)/python benchmarks/bench_startup.py
 	$(BIN)/python benchmarks/bench_verify.py
+
+# docs/rules.md is generated from the rules (tests/test_docs.py checks that it is current).
+docs: $(STAMP)
+	$(BIN)/python -m migrate_xla.docs > docs/rules.md
+
+# Migrate every file of the installed torch and torch_xla packages (safe and unsafe fixes)
+# into a temporary folder: no crash, every written file compiles, a second run changes nothing.
+sweep: $(STAMP)
+	$(BIN)/python benchmarks/sweep.py -j 2
 
 clean:
 	rm -rf $(VENV) *.egg-info

@@ -810,8 +810,37 @@ class Float16ToBfloat16(Rule):
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.autocast_dtypes: set[int] = set()  # autocast's dtype and custom_fwd's cast_inputs: XLA401 decides
+        self.beside_bfloat16: set[int] = set()  # float16 listed with bfloat16: the code handles both already
+
+    def _keep_half_beside_bfloat16(self, operands) -> None:
+        """``(torch.float16, torch.bfloat16)``, ``{torch.float16: ..., torch.bfloat16: ...}``,
+        ``dtype == torch.float16 or dtype == torch.bfloat16``, ``f(torch.half, torch.bfloat16)``:
+        code written for both half types. Rewritten, it would list bfloat16 twice (a dict's
+        keys would collide)."""
+        names = {id(node): self.qualname(node) for node in operands}
+        if BFLOAT16 in names.values():
+            self.beside_bfloat16 |= {key for key, name in names.items() if name in HALF}
+
+    def visit_Tuple(self, node: cst.Tuple) -> None:
+        self._keep_half_beside_bfloat16([e.value for e in node.elements])
+
+    visit_List = visit_Set = visit_Tuple
+
+    def visit_Dict(self, node: cst.Dict) -> None:
+        self._keep_half_beside_bfloat16([e.key for e in node.elements if isinstance(e, cst.DictElement)])
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        operands, todo = [], [node]
+        while todo:
+            part = todo.pop()
+            if isinstance(part, cst.BooleanOperation):
+                todo += [part.left, part.right]
+            elif isinstance(part, cst.Comparison):
+                operands += [part.left, *(c.comparator for c in part.comparisons)]
+        self._keep_half_beside_bfloat16(operands)
 
     def visit_Call(self, node: cst.Call) -> None:
+        self._keep_half_beside_bfloat16([a.value for a in node.args if not a.keyword])  # f(torch.half, torch.bfloat16)
         name = self.qualname(node.func)
         if name in CUDA_AUTOCAST | DEVICE_AUTOCAST or name in CUDA_CUSTOM:
             dtype = call_arg(node, None if name in CUDA_CUSTOM else 1, "cast_inputs" if name in CUDA_CUSTOM else "dtype")
@@ -829,7 +858,7 @@ class Float16ToBfloat16(Rule):
         )
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
-        if self.qualname(original) not in HALF or id(original) in self.autocast_dtypes:
+        if self.qualname(original) not in HALF or id(original) in self.autocast_dtypes or id(original) in self.beside_bfloat16:
             return updated
         return self._bfloat16(original, updated, updated.with_changes(attr=cst.Name("bfloat16")))
 

@@ -794,8 +794,9 @@ class CudaExtension(CudaOnlyApi):
 class TritonKernel(CudaOnlyApi):
     """Triton kernels are flagged: Triton generates GPU code, XLA devices run Pallas kernels.
 
-    Guide, "Unsupported Operations"; PyTorch/XLA's "Custom Kernels via Pallas" is the
-    TPU counterpart of a Triton kernel. A ``@triton.jit`` (or ``@triton.autotune``)
+    Guide, "Unsupported Operations"; PyTorch/XLA's "Custom Kernels via Pallas"
+    (https://docs.pytorch.org/xla/master/features/pallas.html) is the TPU counterpart
+    of a Triton kernel. A ``@triton.jit`` (or ``@triton.autotune``)
     function gets one TODO (its body is not flagged line by line), and so does each
     statement that launches it (``kernel[grid](...)``) or uses ``triton`` otherwise.
     """
@@ -954,7 +955,8 @@ INDUCTOR_ONLY = {"cudagraphs"}
 class TorchCompileBackend(Rule):
     """``torch.compile`` with the default (inductor) backend gets ``backend="openxla"``.
 
-    Guide, "Unsupported Operations"; PyTorch/XLA's "TorchDynamo integration": inductor
+    Guide, "Unsupported Operations"; PyTorch/XLA's "TorchDynamo integration"
+    (https://docs.pytorch.org/xla/master/perf/dynamo.html): inductor
     generates Triton (GPU) or C++ (CPU) code and cannot compile for an XLA device;
     ``backend="openxla"`` hands Dynamo's graphs to XLA. The fix is unsafe: Dynamo
     training on XLA is experimental, and dropping ``torch.compile`` is the other choice,

@@ -11,7 +11,7 @@ import re
 
 import libcst as cst
 
-from migrate_xla.rule import SAFE, TORCH_XLA, Rule, children, last_name
+from migrate_xla.rule import SAFE, TORCH_XLA, Rule, children, last_name, subtree
 
 OPTIMIZER_NAME = re.compile(r"(^|_)(opt|optim|optimizer|optimiser)s?(\d*|_\w+)$|optimi[sz]er", re.IGNORECASE)
 # A torch_xla.sync() inside a profiler trace raises "Expecting scope to be empty"; a
@@ -269,7 +269,8 @@ class SyncInEvaluationLoop(Rule):
     batch and nothing is added; any other loop under ``torch.no_grad()`` /
     ``torch.inference_mode()`` (a ``with`` block or a decorator) that runs a model
     (``model(x)``, ``net(x)``, ``self.encoder(x)``) or moves data to a device gets
-    ``torch_xla.sync()`` at the end of its body.
+    ``torch_xla.sync()`` at the end of its body; of nested loops, only the innermost
+    that qualifies (a sync per inner iteration already cuts the outer loop's graph).
     """
 
     CODE = "XLA203"
@@ -296,6 +297,7 @@ class SyncInEvaluationLoop(Rule):
         self.proof = BatchMoveProof(self)
         self.no_grad: list[bool] = []  # per enclosing with/def: does it turn gradients off?
         self.loops: set[int] = set()  # the evaluation loops found on the way down
+        self.enclosing: list[int] = []  # the for loops around the current node, outermost first
 
     def visit_Module(self, node: cst.Module) -> None:
         self.proof.module = node
@@ -322,12 +324,13 @@ class SyncInEvaluationLoop(Rule):
         return updated
 
     def visit_For(self, node: cst.For) -> None:
+        self.enclosing.append(id(node))
         if (
             any(self.no_grad)
             and isinstance(node.body, cst.IndentedBlock)
             and not _trains(node.body)
             and self._runs_the_device(node.body)
-            and not any(_is_sync_statement(self, s) for s in node.body.body)
+            and not any(_is_sync_statement(self, s) for s in subtree(node.body) if type(s) is cst.SimpleStatementLine)
             and not self.proof.iterates_device_loader(node.iter)
             and self.proof.plan(node) is None
         ):
@@ -345,9 +348,11 @@ class SyncInEvaluationLoop(Rule):
         return any(self._runs_the_device(child) for child in children(node))
 
     def leave_For(self, original: cst.For, updated: cst.For):
+        self.enclosing.pop()
         if id(original) not in self.loops:
             return updated
         self.loops.discard(id(original))
+        self.loops.difference_update(self.enclosing)  # the innermost loop's sync bounds the graph: one is enough
         sync = cst.SimpleStatementLine(body=[cst.Expr(cst.parse_expression("torch_xla.sync()"))])
         body = updated.body.with_changes(body=[*updated.body.body, sync])
         return self.replace(

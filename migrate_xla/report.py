@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 import io
 import json
+import re
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -271,20 +274,80 @@ def rules_table() -> list[str]:
     return lines
 
 
-def explain(rule) -> str:
-    fix = {"safe": "safe (applied by default)", "unsafe": "unsafe (applied with --unsafe-fixes)"}.get(
-        rule.FIX, "none (reported, with a TODO comment where it cannot be converted)"
-    )
-    parts = [
-        f"{rule.CODE} ({rule.NAME}): {rule.SUMMARY}",
+# The migration guide the rules follow; a rule's docstring cites its sections by name.
+GUIDE_URL = "https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html"
+_GUIDE_SECTION = re.compile(r"""guide(?:'s)?,?\s+"([^"]+)\"""", re.IGNORECASE)
+_URL = re.compile(r"https?://[^\s)>\]\"']+[^\s)>\]\"'.,;:]")
+_FIX_TEXT = {
+    "safe": "safe (applied by default)",
+    "unsafe": "unsafe (applied with --unsafe-fixes)",
+}
+
+
+def rule_links(rule) -> list[tuple[str, str]]:
+    """(title, URL) of the documents a rule follows: the guide sections its docstring
+    cites (else those its family module cites), then the URLs in either docstring."""
+    own, family_doc = rule.why(), inspect.cleandoc(sys.modules[rule.__module__].__doc__ or "")
+    sections = _GUIDE_SECTION.findall(own) or _GUIDE_SECTION.findall(family_doc)
+    links = [(f'Migration guide, "{" ".join(section.split())}"', GUIDE_URL) for section in sections]
+    links += [(url, url) for url in _URL.findall(own) + _URL.findall(family_doc)]
+    return list(dict.fromkeys(links))
+
+
+def explain(rule, markdown: bool = False) -> str:
+    """A rule's documentation: what ``xla-migrate explain`` prints and, with ``markdown``,
+    its section of docs/rules.md. One content, two markups."""
+    fix = _FIX_TEXT.get(rule.FIX, "none (reported, with a TODO comment where it cannot be converted)")
+    facts = f"Family: {registry.family(rule)}    Fix: {fix}    Severity if left: {rule.SEVERITY}"
+    examples = [("Before", rule.BEFORE), ("After", rule.AFTER or "(removed)\n")] if rule.BEFORE else []
+    links = rule_links(rule)
+    if not markdown:
+        parts = [f"{rule.CODE} ({rule.NAME}): {rule.SUMMARY}", facts, rule.why()]
+        if examples:
+            parts.append("\n".join(f"{label}:\n{_indent(code)}" for label, code in examples))
+        if links:
+            parts.append("Links:\n" + "\n".join(f"    {title}: {url}" if title != url else f"    {url}" for title, url in links))
+        return "\n\n".join(parts) + "\n"
+    parts = [f"### {rule.CODE} ({rule.NAME})", _md_text(rule.SUMMARY), _md_text(facts), _md_text(rule.why())]
+    parts += [f"{label}:\n\n```python\n{code.rstrip()}\n```" for label, code in examples]
+    if links:
+        parts.append("Links:\n\n" + "\n".join(f"- [{_md_text(title)}]({url})" if title != url else f"- <{url}>" for title, url in links))
+    return "\n\n".join(parts) + "\n"
+
+
+def rules_page() -> str:
+    """docs/rules.md: an index table of every rule, then each family and its rules' sections."""
+    rules = registry.all_rules()
+    lines = [
+        "# xla-migrate rules",
         "",
-        f"Family: {registry.family(rule)}    Fix: {fix}    Severity if left: {rule.SEVERITY}",
+        "Generated from the rules themselves (their attributes and docstrings) by",
+        "`python -m migrate_xla.docs > docs/rules.md` (or `make docs`); a test checks that it is",
+        "current. `xla-migrate explain CODE` prints the same section in the terminal.",
         "",
-        rule.why(),
+        "| code | name | fix | severity if left | summary |",
+        "| --- | --- | --- | --- | --- |",
     ]
-    if rule.BEFORE:
-        parts += ["", "Before:", _indent(rule.BEFORE), "After:", _indent(rule.AFTER or "(removed)\n")]
-    return "\n".join(parts).rstrip() + "\n"
+    for rule in rules:
+        anchor = f"{rule.CODE}-{rule.NAME}".lower()
+        summary = _md_text(rule.SUMMARY).replace("|", "\\|")
+        lines.append(f"| [{rule.CODE}](#{anchor}) | {rule.NAME} | {rule.FIX or '-'} | {rule.SEVERITY} | {summary} |")
+    family = None
+    for rule in rules:
+        if registry.family(rule) != family:
+            family = registry.family(rule)
+            doc = inspect.cleandoc(sys.modules[rule.__module__].__doc__ or "")
+            lines += ["", f"## {rule.CODE[:4]}xx {family}", "", _md_text(doc)]
+        lines += ["", explain(rule, markdown=True).rstrip("\n")]
+    return "\n".join(lines) + "\n"
+
+
+# Characters Markdown would read as markup outside code spans (``code`` is kept as is).
+_MD_SPECIAL = re.compile(r"(``.*?``|`[^`]*`)|([\\*<\[\]])|(?<![\w])_|_(?![\w])", re.DOTALL)
+
+
+def _md_text(text: str) -> str:
+    return _MD_SPECIAL.sub(lambda m: m.group(1) or "\\" + m.group(0), text)
 
 
 def _indent(code: str) -> str:

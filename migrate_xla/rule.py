@@ -9,8 +9,8 @@ Rules never edit imports by hand: they schedule them through ``FileContext``.
 from __future__ import annotations
 
 import ast
+import inspect
 import re
-import textwrap
 from functools import lru_cache
 from dataclasses import asdict, dataclass, field
 from typing import Callable, ClassVar, Iterable, Sequence
@@ -88,7 +88,7 @@ class Rule:
 
     @classmethod
     def why(cls) -> str:
-        return textwrap.dedent(cls.__doc__ or "").strip()
+        return inspect.cleandoc(cls.__doc__ or "")
 
     @property
     def fixing(self) -> bool:

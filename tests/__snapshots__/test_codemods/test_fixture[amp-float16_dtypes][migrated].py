@@ -31,3 +31,13 @@ def load(path, dtype="bfloat16", eval_precision="bf16"):
 
 amp_dtype = torch.bfloat16
 use_bf16 = bool(torch_xla.device_count())
+
+
+# Code written for both half types keeps its float16 (bfloat16 twice would collide as a dict key).
+HALF_TYPES = (torch.float16, torch.bfloat16)
+BITS = {torch.float16: 16, torch.bfloat16: 16, torch.float32: 32}
+if weights.dtype == torch.float16 or weights.dtype == torch.bfloat16:
+    print("half")
+HALF_NAMES = dict.fromkeys([torch.float16, torch.bfloat16], "half")
+SUPPORTED = frozenset.union(frozenset([torch.float32]), {torch.half, torch.bfloat16})
+print(torch.half, torch.bfloat16)

@@ -22,3 +22,13 @@ def evaluate(net, batches, device):
             correct += (outputs.argmax(1) == labels.to(device)).sum()
             torch_xla.sync()
     return correct
+
+
+@torch.no_grad()
+def beam_search(model, batches, steps):
+    # Nested loops: only the innermost one that runs the model gets the sync.
+    for batch in batches:
+        tokens = batch.to(device)
+        for _ in range(steps):
+            tokens = model(tokens)
+            torch_xla.sync()
