@@ -13,7 +13,7 @@ from typing import Sequence
 
 from migrate_xla import registry
 from migrate_xla.engine import FileResult
-from migrate_xla.rule import UNSAFE, Diagnostic
+from migrate_xla.rule import TARGETS, UNSAFE, Diagnostic
 
 UNSAFE_HINT = "unsafe fix available with --unsafe-fixes"
 
@@ -299,6 +299,8 @@ def explain(rule, markdown: bool = False) -> str:
     its section of docs/rules.md. One content, two markups."""
     fix = _FIX_TEXT.get(rule.FIX, "none (reported, with a TODO comment where it cannot be converted)")
     facts = f"Family: {registry.family(rule)}    Fix: {fix}    Severity if left: {rule.SEVERITY}"
+    if tuple(rule.TARGETS) != TARGETS:  # a target's own rule: say which --target runs it
+        facts += f"    Only with: --target {' / '.join(rule.TARGETS)}"
     examples = [("Before", rule.BEFORE), ("After", rule.AFTER or "(removed)\n")] if rule.BEFORE else []
     links = rule_links(rule)
     if not markdown:
