@@ -53,7 +53,7 @@ def _distributed(rule: Rule, module: cst.Module) -> bool:
     calls and classes it names, resolved through its imports.
     """
     if "distributed" not in rule.ctx.shared:
-        text = module.code
+        text = _module_text(rule, module)
         found = bool(DISTRIBUTED_TEXT.search(text)) and any(
             isinstance(node, (cst.Name, cst.Attribute)) and _launcher(rule, node) for node in subtree(module)
         )
@@ -65,12 +65,31 @@ def _launcher(rule: Rule, node: cst.CSTNode) -> bool:
     return rule.qualname(node) in LAUNCHERS
 
 
-def _learn_imports(rule: Rule, module: cst.Module) -> None:
-    """The engine learns imports as it meets them; a rule asking about the whole file at
-    the start (``visit_Module``) learns them all first."""
-    for node in subtree(module):
-        if isinstance(node, (cst.Import, cst.ImportFrom)):
-            rule.ctx.learn_import(node)
+def _module_text(rule: Rule, module: cst.Module) -> str:
+    """The file's text, generated once for all target rules."""
+    if "text" not in rule.ctx.shared:
+        rule.ctx.shared["text"] = module.code
+    return rule.ctx.shared["text"]
+
+
+class TargetRule(Rule):
+    """A rule of a target's whole-script form. It asks about the whole file at the start:
+    the engine learns imports as it meets them, so the file's imports are learned first
+    (once for all target rules), and a file that ``skips`` (by default one that launches
+    processes, groups them or is in a target's form already) is left alone."""
+
+    skip = False
+
+    def visit_Module(self, node: cst.Module) -> None:
+        if not self.ctx.shared.get("imports learned"):
+            self.ctx.shared["imports learned"] = True
+            for statement in subtree(node):
+                if isinstance(statement, (cst.Import, cst.ImportFrom)):
+                    self.ctx.learn_import(statement)
+        self.skip = self.skips(node)
+
+    def skips(self, module: cst.Module) -> bool:
+        return _distributed(self, module)
 
 
 def _is_main_guard(statement: cst.CSTNode) -> bool:
@@ -103,7 +122,7 @@ def _removed_placeholder(statement: cst.CSTNode) -> bool:
 # -- multiprocess ----------------------------------------------------------------------
 
 
-class OptimizerStepAcrossReplicas(Rule):
+class OptimizerStepAcrossReplicas(TargetRule):
     """``optimizer.step()`` becomes ``xm.optimizer_step(optimizer)`` in the multi-process form.
 
     Guide, "Distributed Training": ``xm.optimizer_step`` all-reduces (averages) the gradients
@@ -125,10 +144,6 @@ class OptimizerStepAcrossReplicas(Rule):
     TRIGGERS = (r"\.step\(",)
     BEFORE = "for x, y in loader:\n    loss = model(x, y)\n    loss.backward()\n    optimizer.step()\n    torch_xla.sync()\n"
     AFTER = "for x, y in loader:\n    loss = model(x, y)\n    loss.backward()\n    xm.optimizer_step(optimizer, barrier=True)\n"
-
-    def visit_Module(self, node: cst.Module) -> None:
-        _learn_imports(self, node)
-        self.skip = _distributed(self, node)
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock):
         if self.skip:
@@ -184,7 +199,7 @@ class OptimizerStepAcrossReplicas(Rule):
         return next((s for s in block.body if (c := _call_of(s)) is not None and c.deep_equals(call)), None)
 
 
-class DistributedSamplerForTraining(Rule):
+class DistributedSamplerForTraining(TargetRule):
     """The training DataLoader reads its shard through a ``DistributedSampler``.
 
     Guide, "Distributed Training" and "Data Loading": each process must see its own
@@ -223,10 +238,12 @@ class DistributedSamplerForTraining(Rule):
     )
 
     def visit_Module(self, node: cst.Module) -> None:
-        _learn_imports(self, node)
-        # a file that builds a DistributedSampler already shards its data itself
-        self.skip = _distributed(self, node) or "DistributedSampler(" in node.code
+        super().visit_Module(node)
         self.names = {n.value for n in subtree(node) if isinstance(n, cst.Name)}
+
+    def skips(self, module: cst.Module) -> bool:
+        # a file that builds a DistributedSampler already shards its data itself
+        return _distributed(self, module) or "DistributedSampler(" in _module_text(self, module)
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock):
         return self._in_block(original, updated)
@@ -411,7 +428,7 @@ class DistributedSamplerForTraining(Rule):
         return None
 
 
-class MasterOnlyOutput(Rule):
+class MasterOnlyOutput(TargetRule):
     """Printing and logging in the workers happen on the master ordinal only.
 
     Guide, "Distributed Training": every process runs the same code, so a ``print`` or
@@ -431,10 +448,6 @@ class MasterOnlyOutput(Rule):
     TRIGGERS = (r"print\(|log",)
     BEFORE = "def train(loader):\n    for x in loader:\n        print(x)\n"
     AFTER = "def train(loader):\n    for x in loader:\n        if xm.is_master_ordinal(local=False):\n            print(x)\n"
-
-    def visit_Module(self, node: cst.Module) -> None:
-        _learn_imports(self, node)
-        self.skip = _distributed(self, node)
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock):
         stack = self.ctx.statements
@@ -478,7 +491,7 @@ class MasterOnlyOutput(Rule):
         )
 
 
-class MultiprocessWorker(Rule):
+class MultiprocessWorker(TargetRule):
     """The script's training code runs in ``def _mp_fn(index)``, launched by ``torch_xla.launch``.
 
     Guide, "Distributed Training" and its script structure: ``torch_xla.launch(_mp_fn)``
@@ -507,10 +520,6 @@ class MultiprocessWorker(Rule):
         "def main():\n    train()\n\n\ndef _mp_fn(index):\n    main()\n\n\n"
         "if __name__ == \"__main__\":\n    torch_xla.launch(_mp_fn)\n"
     )
-
-    def visit_Module(self, node: cst.Module) -> None:
-        _learn_imports(self, node)
-        self.skip = _distributed(self, node)
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
         # Classified on the migrated statements: earlier rules may have added some (XLA651
@@ -635,7 +644,7 @@ def _literal(node: cst.BaseExpression) -> bool:
 # -- SPMD ------------------------------------------------------------------------------
 
 
-class SpmdMesh(Rule):
+class SpmdMesh(TargetRule):
     """The script runs as one SPMD program: ``xr.use_spmd()`` and a data mesh over every device.
 
     SPMD user guide (``SPMD_DOC``): ``xr.use_spmd()`` must run before any tensor is put
@@ -655,10 +664,6 @@ class SpmdMesh(Rule):
     BEFORE = "if __name__ == \"__main__\":\n    main()\n"
     AFTER = "if __name__ == \"__main__\":\n    xr.use_spmd()\n    xs.set_global_mesh(xs.get_1d_mesh(\"data\"))\n    main()\n"
     SETUP = ("xr.use_spmd()", 'xs.set_global_mesh(xs.get_1d_mesh("data"))')
-
-    def visit_Module(self, node: cst.Module) -> None:
-        _learn_imports(self, node)
-        self.skip = _distributed(self, node)
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
         if self.skip:
@@ -686,7 +691,7 @@ class SpmdMesh(Rule):
         )
 
 
-class SpmdBatchSharding(Rule):
+class SpmdBatchSharding(TargetRule):
     """Each batch is sharded on its batch dimension over the mesh's ``data`` axis.
 
     SPMD user guide, data parallelism: ``xs.mark_sharding(t, mesh, ("data", None, ...))``
@@ -714,9 +719,8 @@ class SpmdBatchSharding(Rule):
         "    loss = model(x, y)\n"
     )
 
-    def visit_Module(self, node: cst.Module) -> None:
-        _learn_imports(self, node)
-        self.skip = _distributed(self, node) and "use_spmd()" not in node.code
+    def skips(self, module: cst.Module) -> bool:
+        return _distributed(self, module) and "use_spmd()" not in _module_text(self, module)
 
     def leave_For(self, original: cst.For, updated: cst.For):
         if self.skip or not isinstance(updated.body, cst.IndentedBlock):
