@@ -23,7 +23,7 @@ from typing import Sequence
 
 import libcst as cst
 
-from migrate_xla.rule import UNSAFE, Rule, append_keyword, call_arg, code_of, find, names_trigger, snippet, string_value
+from migrate_xla.rule import GAP, UNSAFE, Rule, append_keyword, call_arg, code_of, find, names_trigger, snippet, string_value
 
 RECOMPILATION_DOC = "https://docs.pytorch.org/xla/master/perf/recompilation.html"
 
@@ -39,9 +39,6 @@ TRAINING_PATH = (
     r"(?m:^[ \t\f]*(?:async[ \t]+)?(?:for|while)\b)"
     r"|def[\s\\]+\w*(?i:train|step|forward|loss|fit|eval|valid|predict|infer)"
 )
-# Between tokens: spaces, line breaks, continuations, comments (each to its line's end,
-# so that the pattern cannot backtrack through a comment's spaces).
-_GAP = r"(?:[\s\\]|#[^\n]*\n)*"
 
 
 def innermost_function(statements: Sequence[cst.CSTNode]) -> cst.FunctionDef | None:
@@ -225,7 +222,7 @@ class DataDependentShape(Rule):
         r"\bwhere(?:\(|\s+as\b)",  # torch.where(cond), or imported under another name
         # a name with mask in it as an index, so followed by ] , & | ^ or ) (the rule reads
         # mask in any case: attn_Mask)
-        rf"[mM][aA][sS][kK]\w*{_GAP}[\],&|^)]",
+        rf"[mM][aA][sS][kK]\w*{GAP}[\],&|^)]",
         r"[\w)\]]\[[^\]\n]*(?:[<>~]|[=!]=)",  # a subscript (not a list display) with a comparison
         r"\.bool\(\)",
     )
@@ -338,7 +335,7 @@ class TensorControlFlow(Rule):
     FIX = None
     SEVERITY = "warning"
     TRIGGERS = (
-        rf"\.{_GAP}{names_trigger(*VALUE_METHODS, *VALUE_FUNCTIONS)}{_GAP}\(",  # x.item(), t.isnan()
+        rf"\.{GAP}{names_trigger(*VALUE_METHODS, *VALUE_FUNCTIONS)}{GAP}\(",  # x.item(), t.isnan()
         # torch's functions called by a name they were imported as (from torch import isnan)
         # (the import's names run to the line's end, or in parentheses to the closing one)
         r"from[\s\\]+torch[\s\\]+import[\s\\]*(?:\([^)]*?|(?:[^\n\\]|\\\n)*?)"

@@ -153,6 +153,10 @@ def names_trigger(*qualnames: str) -> str:
     return words(*sorted({name.rstrip(".").rsplit(".", 1)[-1] for name in qualnames}))
 
 
+# What may stand between two tokens: spaces, line breaks, continuations, comments (each to
+# its line's end, so that a pattern cannot backtrack through a comment's spaces).
+GAP = r"(?:[\s\\]|#[^\n]*\n)*"
+
 # Any reference to torch.cuda (``torch.cuda.X``, ``from torch import cuda``, ``.cuda()``)
 # spells the word ``cuda``, and so does a "cuda..." device string (is_cuda_literal).
 CUDA_WORD = words("cuda")
