@@ -111,19 +111,20 @@ def count_lines(files: list[Path]) -> int:
 
 
 def prefilter_passes(files: list[Path]) -> int:
-    """How many files match the enabled rules' triggers (so get parsed by the engine)."""
+    """How many files wake an enabled rule (its TRIGGERS and REQUIRES occur), so get parsed."""
     sys.path.insert(0, str(REPO))
     from migrate_xla import engine
     from migrate_xla.sources import SourceError, read_source
 
-    trigger = engine._trigger(engine.options_for().codes, "single")
+    options = engine.options_for()
+    trigger = engine._trigger(options.codes, options.target)
     passed = 0
     for path in files:
         try:
             text = read_source(path).text
         except SourceError:
             continue
-        passed += trigger is not None and trigger.search(text) is not None
+        passed += trigger is not None and trigger.search(text) is not None and bool(engine._triggered(options.rules, text))
     return passed
 
 

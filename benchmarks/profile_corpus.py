@@ -28,7 +28,7 @@ def main() -> int:
     step = int(sys.argv[1]) if len(sys.argv) > 1 else 8
     files = walk(torch_dir().resolve())[::step]
     options = engine.options_for()
-    trigger = engine._trigger(options.codes)
+    trigger = engine._trigger(options.codes, options.target)
     spent = dict.fromkeys((*PHASES, "baseline parse", "baseline codegen"), 0.0)
     parsed = 0
     for path in files:
@@ -46,15 +46,15 @@ def main() -> int:
         lap("baseline parse")
         baseline.code
         lap("baseline codegen")
-        if not trigger.search(text):
-            lap("pre-filter")
-            continue
+        triggered = engine._triggered(options.rules, text) if trigger.search(text) else []
         lap("pre-filter")
+        if not triggered:
+            continue
         parsed += 1
         module = cst.parse_module(text)
         lap("parse")
         ctx = FileContext()
-        new = engine.RuleRunner(ctx, [rule(ctx) for rule in engine._triggered(options.rules, text)]).run(module)
+        new = engine.RuleRunner(ctx, [rule(ctx) for rule in triggered]).run(module)
         lap("rules")
         new = imports.apply_imports(new, ctx.imports_to_add, ctx.imports_to_remove)
         lap("imports")

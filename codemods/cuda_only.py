@@ -17,7 +17,10 @@ import libcst as cst
 
 from codemods.devices import is_cuda_literal
 from migrate_xla.engine import _drop_removed_lines as drop_removed_lines
-from migrate_xla.rule import EQUAL, SAFE, UNSAFE, Import, Rule, append_keyword, call_arg, children, code_of, find, snippet, string_value
+from migrate_xla.rule import (
+    CUDA_WORD, EQUAL, words, SAFE, UNSAFE, Import, Rule, append_keyword, call_arg, children, code_of, find, names_trigger,
+    snippet, string_value,
+)
 
 CUDA_MODULES = ("torch.cuda", "torch.backends.cudnn", "torch.backends.cuda")
 _BLOCKS = (cst.BaseSuite, cst.BaseStatement, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally)
@@ -98,7 +101,9 @@ class CudaReferenceLeft(Rule):
     SUMMARY = "CUDA references no rule could convert are flagged for a person"
     FIX = None
     SEVERITY = "error"
-    TRIGGERS = (r"cuda",)
+    # What it flags spells a word starting with cuda (a name under torch.cuda*, a .cuda()
+    # call, a "cuda..." string), or the word cudnn (torch.backends.cudnn)
+    TRIGGERS = (r"cud(?<!\wcud)(?:a|nn\b)",)
     BEFORE = "stream = torch.cuda.Stream()\n"
     AFTER = (
         "# TODO(xla-migrate): XLA899 `torch.cuda.Stream` is a CUDA stream or event: XLA orders "
@@ -374,7 +379,6 @@ class CudaStream(CudaOnlyApi):
     CODE = "XLA801"
     NAME = "cuda-stream"
     SUMMARY = "torch.cuda.Stream, torch.cuda.stream(...) and wait_stream are flagged"
-    TRIGGERS = (r"cuda",)  # every torch.cuda API is spelled, or imported, with "cuda"
     TRACK = True
     APIS = {
         api: "is a CUDA stream: XLA has no user streams and orders device work itself; remove it "
@@ -384,6 +388,9 @@ class CudaStream(CudaOnlyApi):
             "torch.cuda.set_stream", "torch.cuda.StreamContext", "torch.cuda.ExternalStream", "torch.cuda.streams.",
         )
     }
+    # A finding needs a name under one of APIS (a tracked name was first one of them)
+    TRIGGERS = (names_trigger(*APIS),)
+    REQUIRES = (CUDA_WORD,)
     BEFORE = "side = torch.cuda.Stream()\nwith torch.cuda.stream(side):\n    y = model(x)\n"
     AFTER = (
         f"# TODO(xla-migrate): XLA801 `torch.cuda.Stream` {APIS['torch.cuda.Stream']}\n"
@@ -405,7 +412,6 @@ class CudaEvent(CudaOnlyApi):
     CODE = "XLA802"
     NAME = "cuda-event"
     SUMMARY = "torch.cuda.Event and its record() / elapsed_time() timing are flagged"
-    TRIGGERS = (r"cuda",)
     TRACK = True
     APIS = {
         api: "is a CUDA event: XLA runs work lazily, so it times nothing; time a region with "
@@ -413,6 +419,8 @@ class CudaEvent(CudaOnlyApi):
         f"`torch_xla.debug.profiler`; see {PROFILING_DOC}"
         for api in ("torch.cuda.Event", "torch.cuda.streams.Event")
     }
+    TRIGGERS = (names_trigger(*APIS),)  # as XLA801's
+    REQUIRES = (CUDA_WORD,)
     BEFORE = "start = torch.cuda.Event(enable_timing=True)\nstart.record()\n"
     AFTER = (
         f"# TODO(xla-migrate): XLA802 `torch.cuda.Event` {APIS['torch.cuda.Event']}\n"
@@ -435,7 +443,6 @@ class CudaGraph(CudaOnlyApi):
     CODE = "XLA803"
     NAME = "cuda-graph"
     SUMMARY = "torch.cuda.CUDAGraph, torch.cuda.graph and make_graphed_callables are flagged"
-    TRIGGERS = (r"cuda",)
     TRACK = True
     APIS = {
         api: "captures a CUDA graph: XLA already compiles each step into one cached graph; call the "
@@ -444,6 +451,8 @@ class CudaGraph(CudaOnlyApi):
             "torch.cuda.CUDAGraph", "torch.cuda.graph", "torch.cuda.graphs.", "torch.cuda.make_graphed_callables",
         )
     }
+    TRIGGERS = (names_trigger(*APIS),)  # as XLA801's
+    REQUIRES = (CUDA_WORD,)
     BEFORE = "g = torch.cuda.CUDAGraph()\ng.replay()\n"
     AFTER = (
         f"# TODO(xla-migrate): XLA803 `torch.cuda.CUDAGraph` {APIS['torch.cuda.CUDAGraph']}\n"
@@ -507,7 +516,6 @@ class NvtxRange(CudaOnlyApi):
     NAME = "nvtx-range"
     SUMMARY = "NVTX ranges become torch_xla.debug.profiler traces; other CUDA profiler calls are flagged"
     FIX = SAFE
-    TRIGGERS = (r"cuda", r"nvtx")
     APIS = {
         "torch.cuda.nvtx.": "is an NVTX marker with no one-to-one XLA counterpart: label the region with "
         "`with xp.Trace(name):` (`import torch_xla.debug.profiler as xp`), pushing and popping in one "
@@ -519,6 +527,10 @@ class NvtxRange(CudaOnlyApi):
         "XLA work: capture with `xp.start_trace(log_dir)` / `xp.stop_trace()` (`import "
         f"torch_xla.debug.profiler as xp`); see {PROFILING_DOC}",
     }
+    # It converts only torch.cuda.nvtx names and flags only names under APIS, each of
+    # which spells nvtx or cuda as well
+    TRIGGERS = (names_trigger(*APIS),)
+    REQUIRES = (rf"{CUDA_WORD}|nvtx",)
     BEFORE = (
         "import torch_xla.debug.profiler as xp\n"  # added when missing; shown here so the example is whole
         'with torch.cuda.nvtx.range("forward"):\n    out = model(x)\n'
@@ -804,7 +816,7 @@ class TritonKernel(CudaOnlyApi):
     CODE = "XLA806"
     NAME = "triton-kernel"
     SUMMARY = "Triton kernels and their launches are flagged (write a Pallas kernel instead)"
-    TRIGGERS = (r"triton",)
+    TRIGGERS = (words("triton"),)  # names under triton. (the names it tracks were first one of them)
     TRACK = True
     SKIP_INSIDE = True
     APIS = {

@@ -12,6 +12,7 @@ import re
 import libcst as cst
 
 from migrate_xla.rule import (
+    CUDA_WORD,
     EQUAL,
     append_keyword,
     code_of,
@@ -24,12 +25,17 @@ from migrate_xla.rule import (
     Rule,
     call_arg,
     parse_expr,
+    names_trigger,
     string_value,
+    words,
 )
 
 # "cuda", "cuda:0", and the templates scripts format an index into: "cuda:", "cuda:{}", "cuda:%d"
 CUDA_NAME = re.compile(r"cuda(:(\d+|\{\w*\}|%[dis])?)?$")
 OTHER_DEVICE = re.compile(r"(cpu|mps)(:\d+)?$")
+# The text of every CUDA_NAME literal is_cuda_literal sees: its quote, then cuda (but for
+# escapes, "\x63uda", or a concatenation that splits the word, "cu" "da")
+CUDA_STRING = r"""['"]cuda"""
 
 
 def is_cuda_literal(node: cst.CSTNode) -> bool:
@@ -131,7 +137,9 @@ class CudaDevice(Rule):
     NAME = "cuda-device"
     SUMMARY = "torch.device('cuda...') becomes torch_xla.device()"
     FIX = SAFE
-    TRIGGERS = (r"device\(",)
+    # It rewrites torch.device calls whose type is a "cuda..." string (or a choice of one)
+    TRIGGERS = (words("device"),)
+    REQUIRES = (CUDA_STRING,)
     BEFORE = 'device = torch.device("cuda:0" if torch.cuda.is_available() else "cpu")\n'
     AFTER = "device = torch_xla.device()\n"
 
@@ -190,7 +198,7 @@ class CudaDeviceString(Rule):
     NAME = "cuda-device-string"
     SUMMARY = "'cuda' device strings in variables, configs, defaults and .to() become 'xla'"
     FIX = SAFE
-    TRIGGERS = (r"""['"]cuda""", r"""['"]cpu['"]\s+if""")
+    TRIGGERS = (CUDA_STRING, r"""['"]cpu['"]\s+if""")
     BEFORE = 'parser.add_argument("--device", default="cuda")\nx = x.to("cuda:0")\n'
     AFTER = 'parser.add_argument("--device", default="xla")\nx = x.to("xla")\n'
 
@@ -312,7 +320,7 @@ class CudaDeviceCheck(Rule):
     NAME = "cuda-device-check"
     SUMMARY = "t.is_cuda and device.type == 'cuda' checks become XLA checks"
     FIX = SAFE
-    TRIGGERS = (r"\.is_cuda\b", r"""['"]cuda""")
+    TRIGGERS = (r"\.is_cuda\b", CUDA_STRING)
     BEFORE = 'if device.type == "cuda":\n    pass\nif x.is_cuda:\n    pass\n'
     AFTER = 'if device.type == "xla":\n    pass\nif x.is_xla:\n    pass\n'
 
@@ -394,7 +402,9 @@ class CudaRuntimeCall(Rule):
     NAME = "cuda-runtime-call"
     SUMMARY = "torch.cuda / torch.accelerator runtime calls become torch_xla calls, or go"
     FIX = SAFE
-    TRIGGERS = (r"\bcuda\b", r"\baccelerator\b")
+    # It acts only on the RUNTIME_CALLS (after calls it rewrote)
+    TRIGGERS = (names_trigger(*RUNTIME_CALLS),)
+    REQUIRES = (words("cuda", "accelerator"),)
     BEFORE = "torch.cuda.manual_seed_all(0)\ntorch.cuda.set_device(rank)\ntorch.cuda.synchronize()\n"
     AFTER = "torch_xla.manual_seed(0)\ntorch_xla.sync(wait=True)\n"
 
@@ -526,7 +536,8 @@ class CudaMemoryQuery(Rule):
     SUMMARY = "CUDA memory statistics and device properties are flagged"
     FIX = None
     SEVERITY = "warning"
-    TRIGGERS = (r"memory_|mem_get_info|get_device_(properties|capability)",)
+    TRIGGERS = (names_trigger(*MEMORY_CALLS),)
+    REQUIRES = (CUDA_WORD,)
     BEFORE = 'print(torch.cuda.max_memory_allocated() / 2**20, "MiB")\n'
     AFTER = (
         "# TODO(xla-migrate): XLA106 `torch.cuda.max_memory_allocated()` reads CUDA memory; "
@@ -556,7 +567,9 @@ class CudaBackendFlag(Rule):
     NAME = "cuda-backend-flag"
     SUMMARY = "torch.backends.cudnn / cuda.matmul switches are removed"
     FIX = SAFE
-    TRIGGERS = (r"backends\.cud",)
+    # names under torch.backends.cudnn. / torch.backends.cuda.matmul., however imported
+    TRIGGERS = (words("cudnn", "matmul"),)
+    REQUIRES = (words("backends"),)
     BEFORE = "torch.backends.cudnn.benchmark = True\ntorch.backends.cuda.matmul.allow_tf32 = True\n"
     AFTER = ""
 

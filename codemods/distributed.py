@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from migrate_xla.rule import (
+    GAP,
     EQUAL,
     SAFE,
     TORCH_XLA,
@@ -547,7 +548,9 @@ class RankAsDevice(Rule):
     NAME = "rank-as-device"
     SUMMARY = ".to(rank) and device=local_rank become the XLA device"
     FIX = SAFE
-    TRIGGERS = (r"rank\b", r"\bgpu\b", r"device_id\b")
+    # A RANK_NAME (any case) as an argument, so followed by , or ); of .to( or device=
+    TRIGGERS = (rf"(?:[rR][aA][nN][kK]|[gG][pP][uU](?:_[iI][dD])?|[dD][eE][vV][iI][cC][eE]_[iI][dD]){GAP}[,)]",)
+    REQUIRES = (rf"\.{GAP}to{GAP}\(|device{GAP}=",)
     BEFORE = "model = Net().to(rank)\nbuffer = torch.zeros(2, device=local_rank)\n"
     AFTER = "model = Net().to(torch_xla.device())\nbuffer = torch.zeros(2, device=torch_xla.device())\n"
 

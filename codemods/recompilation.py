@@ -23,13 +23,21 @@ from typing import Sequence
 
 import libcst as cst
 
-from migrate_xla.rule import UNSAFE, Rule, append_keyword, call_arg, code_of, find, snippet, string_value
+from migrate_xla.rule import GAP, UNSAFE, Rule, append_keyword, call_arg, code_of, find, names_trigger, snippet, string_value
 
 RECOMPILATION_DOC = "https://docs.pytorch.org/xla/master/perf/recompilation.html"
 
 TRAINING_FUNCTION = re.compile(r"train|step|forward|loss|fit|eval|valid|predict|infer", re.IGNORECASE)
 DATA_FUNCTION = re.compile(
     r"^__(getitem|iter|len|init)__$|collate|preprocess|prepare|load|dataset|tokeni[sz]e", re.IGNORECASE
+)
+
+
+# A necessary condition for in_training_path: a for / while statement (it starts a line;
+# comprehensions are not statements) or a function named like a training one.
+TRAINING_PATH = (
+    r"(?m:^[ \t\f]*(?:async[ \t]+)?(?:for|while)\b)"
+    r"|def[\s\\]+\w*(?i:train|step|forward|loss|fit|eval|valid|predict|infer)"
 )
 
 
@@ -210,11 +218,15 @@ class DataDependentShape(Rule):
     FIX = None
     SEVERITY = "warning"
     TRIGGERS = (
-        r"nonzero|argwhere|masked_select|unique|\bwhere\(",
-        r"mask",
+        names_trigger(*SHAPE_OPS),
+        r"\bwhere(?:\(|\s+as\b)",  # torch.where(cond), or imported under another name
+        # a name with mask in it as an index, so followed by ] , & | ^ or ) (the rule reads
+        # mask in any case: attn_Mask)
+        rf"[mM][aA][sS][kK]\w*{GAP}[\],&|^)]",
         r"[\w)\]]\[[^\]\n]*(?:[<>~]|[=!]=)",  # a subscript (not a list display) with a comparison
         r"\.bool\(\)",
     )
+    REQUIRES = (TRAINING_PATH,)  # it flags only in the training path
     BEFORE = "for x, y in loader:\n    loss = loss_fn(model(x)[y > 0], y[y > 0])\n"
     AFTER = (
         "for x, y in loader:\n"
@@ -322,7 +334,15 @@ class TensorControlFlow(Rule):
     SUMMARY = "if/while/assert on tensor values (.item(), .any()) in the training path are flagged"
     FIX = None
     SEVERITY = "warning"
-    TRIGGERS = (r"\.(item|any|all|tolist|is_nonzero)\(", r"torch\.(any|all|equal|allclose|is|count_nonzero)")
+    TRIGGERS = (
+        rf"\.{GAP}{names_trigger(*VALUE_METHODS, *VALUE_FUNCTIONS)}{GAP}\(",  # x.item(), t.isnan()
+        # torch's functions called by a name they were imported as (from torch import isnan)
+        # (the import's names run to the line's end, or in parentheses to the closing one)
+        r"from[\s\\]+torch[\s\\]+import[\s\\]*(?:\([^)]*?|(?:[^\n\\]|\\\n)*?)"
+        + names_trigger(*VALUE_FUNCTIONS),
+        rf"import[\s\\]+torch[\s\\]*\.[\s\\]*{names_trigger(*VALUE_FUNCTIONS)}",
+    )
+    REQUIRES = (TRAINING_PATH,)  # it flags only in the training path
     BEFORE = "for x in loader:\n    loss = model(x)\n    if loss.item() > 10:\n        break\n"
     AFTER = (
         "for x in loader:\n"

@@ -78,14 +78,16 @@ def _trigger(codes: tuple[str, ...], target: str) -> re.Pattern[str] | None:
 
 
 @lru_cache(maxsize=None)
-def _rule_trigger(rule: type[Rule]) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{t})" for t in rule.TRIGGERS))
+def _rule_trigger(rule: type[Rule]) -> tuple[re.Pattern[str], ...]:
+    """One pattern for the rule's TRIGGERS (any of them), one for each of its REQUIRES."""
+    anyof = re.compile("|".join(f"(?:{t})" for t in rule.TRIGGERS))
+    return (anyof, *map(re.compile, rule.REQUIRES))
 
 
 def _triggered(rules: Sequence[type[Rule]], text: str) -> list[type[Rule]]:
     """The rules whose own triggers occur in ``text``: a rule's triggers are a necessary
     condition for it to act, and on average a parsed file wakes 5 of 35 rules."""
-    return [rule for rule in rules if _rule_trigger(rule).search(text)]
+    return [rule for rule in rules if all(p.search(text) for p in _rule_trigger(rule))]
 
 
 @dataclass
@@ -231,12 +233,15 @@ def migrate_code(
     trigger = _trigger(options.codes, options.target)
     if trigger is None or not trigger.search(text):
         return text, []
+    triggered = _triggered(options.rules, text)
+    if not triggered:  # a trigger occurs, but every rule it belongs to lacks one of its REQUIRES
+        return text, []
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
         raise MigrationError(f"cannot parse: {_syntax_error(text, filename, exc)}") from None
     ctx = FileContext(unsafe_fixes=options.unsafe_fixes, target=options.target)
-    rules = [rule(ctx) for rule in _triggered(options.rules, text)]
+    rules = [rule(ctx) for rule in triggered]
     new_module = RuleRunner(ctx, rules).run(module)
     new_module = apply_imports(new_module, ctx.imports_to_add, ctx.imports_to_remove)
     diagnostics = _positioned(module, ctx)

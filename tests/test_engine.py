@@ -227,3 +227,50 @@ def test_rewriter_does_not_import_torch():
         "assert 'torch' not in sys.modules, 'torch was imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# -- triggers: a rule's TRIGGERS and REQUIRES are necessary conditions for it to act ------
+# Each case is code a rule acts on, spelled through an alias or an unusual but valid form
+# its triggers must still see (they are built from the names the rule resolves, not from
+# how scripts usually spell them); the rule's code must be among the findings.
+@pytest.mark.parametrize(
+    "code, rule",
+    [
+        ("from torch import cuda as c\ns = c.Stream()\n", "XLA801"),
+        ("from torch.cuda import Event as E\ne = E()\n", "XLA802"),
+        ("import torch.cuda.graphs as g\ngr = g.CUDAGraph()\n", "XLA803"),
+        ("import torch.cuda.nvtx as nv\nnv.mark('x')\n", "XLA804"),
+        ("from torch.autograd.profiler import emit_nvtx\nwith emit_nvtx():\n    pass\n", "XLA804"),
+        ("import torch.cuda as tc\nx = tc.memory_allocated()\n", "XLA106"),
+        ("from torch import accelerator as acc\nn = acc.device_count()\n", "XLA105"),
+        ("from torch.backends import cudnn\ncudnn.benchmark = True\n", "XLA107"),
+        ("from torch.backends import cudnn\nv = cudnn.version()\n", "XLA899"),
+        ("from torch import device as D\nd = D('cuda:0')\n", "XLA101"),
+        ("import triton.language as tl\nx = tl.arange(0, 4)\n", "XLA806"),
+        ("from torch import where as pick\nfor x in loader:\n    i = pick(x > 0)\n", "XLA702"),
+        ("def train_step(x, attn_Mask):\n    return x[\n        attn_Mask  # keep\n    ]\n", "XLA702"),
+        ("from torch import (\n    Tensor,\n    isnan as nan,\n)\nfor x in loader:\n    if nan(x):\n        break\n", "XLA703"),
+        ("import torch as t\ndef fit(x):\n    assert not t.isinf(x)\n", "XLA703"),
+    ],
+)
+def test_triggers_see_aliases(code, rule):
+    assert rule in codes(code, unsafe_fixes=True)
+
+
+def test_words_matches_whole_words_only():
+    import re
+
+    from migrate_xla.rule import names_trigger, words
+
+    pattern = re.compile(words("cuda", "Stream"))
+    assert [bool(pattern.search(t)) for t in ("torch.cuda", "x.cuda()", "'cuda:0'", "Stream()")] == [True] * 4
+    assert [bool(pattern.search(t)) for t in ("is_cuda", "cudaMalloc", "use_cuda_graph", "MyStream")] == [False] * 4
+    assert names_trigger("torch.cuda.Stream", "torch.cuda.streams.") == words("Stream", "streams")
+
+
+def test_a_file_whose_triggers_lack_a_rules_requires_is_not_parsed():
+    # XLA801's TRIGGERS (Stream) occur, its REQUIRES (cuda) does not, and no other rule
+    # wakes: the file is skipped, so not even its syntax error is seen.
+    assert migrate_code("s = Stream(\n", options_for(select=["XLA801"])) == ("s = Stream(\n", [])
+    with pytest.raises(MigrationError, match="cannot parse"):
+        migrate_code("s = torch.cuda.Stream(\n", options_for(select=["XLA801"]))
