@@ -35,6 +35,7 @@ from migrate_xla.rule import (
     Rule,
     append_keyword,
     call_arg,
+    children,
     code_of,
     drop_items,
     last_name,
@@ -66,11 +67,8 @@ def _names(node: cst.CSTNode, name: str, scoped: bool = True, top: bool = True) 
         return 0
     if isinstance(node, cst.Name):
         return int(node.value == name)
-    if isinstance(node, (cst.Attribute, cst.Arg)):
-        children = [node.value]
-    else:
-        children = node.children
-    return sum(_names(child, name, scoped, top=False) for child in children)
+    below = [node.value] if isinstance(node, (cst.Attribute, cst.Arg)) else children(node)
+    return sum(_names(child, name, scoped, top=False) for child in below)
 
 
 # -- what a file's mp.spawn calls need (XLA601) ----------------------------------------------
@@ -111,7 +109,7 @@ def _launch_plan(module: cst.Module) -> LaunchPlan:
             found.append((node, scope))
         elif _is_device_count(names, node):
             counted.append((node, scope))
-        for child in node.children:
+        for child in children(node):
             walk(child, scope)
 
     walk(module, module)
