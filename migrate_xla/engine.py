@@ -24,7 +24,7 @@ from migrate_xla import registry
 from migrate_xla.imports import apply_imports
 from migrate_xla.rule import TARGETS, Diagnostic, FileContext, Rule
 from migrate_xla.sources import Found, Patterns, Source, SourceError, read_source
-from migrate_xla.tree import TRIVIA, Transformer
+from migrate_xla.tree import TRIVIA, Transformer, subclasses
 
 
 class MigrationError(Exception):
@@ -158,17 +158,7 @@ class RuleRunner:
         return updated
 
 
-def _concrete_subclasses(base: type) -> frozenset[type]:
-    found, todo = set(), [base]
-    while todo:
-        cls = todo.pop()
-        todo.extend(cls.__subclasses__())
-        if not getattr(cls, "__abstractmethods__", None):
-            found.add(cls)
-    return frozenset(found)
-
-
-_STATEMENTS = _concrete_subclasses(cst.BaseStatement)
+_STATEMENTS = subclasses(cst.BaseStatement)  # abstract ones too: no node's type is abstract
 _IMPORTS = frozenset({cst.Import, cst.ImportFrom})
 
 

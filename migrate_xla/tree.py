@@ -88,7 +88,8 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
 # -- a copy-on-write transformation -------------------------------------------------------
 
 
-def _subclasses(base: type) -> frozenset[type]:
+def subclasses(base: type) -> frozenset[type]:
+    """``base`` and every class derived from it (an exact ``type(node) in`` check stands for isinstance)."""
     found, todo = set(), [base]
     while todo:
         cls = todo.pop()
@@ -107,7 +108,7 @@ def _trivia() -> frozenset[type]:
         cst.AssignEqual, cst.ImportStar, cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp,
         cst.BaseUnaryOp, cst.BaseAugOp, cst.Asynchronous,
     )
-    return frozenset(cls for base in bases for cls in _subclasses(base))
+    return frozenset(cls for base in bases for cls in subclasses(base))
 
 
 TRIVIA = _trivia()
@@ -115,7 +116,7 @@ TRIVIA = _trivia()
 
 # Every node type: ``type(x) in NODE_TYPES`` is isinstance(x, CSTNode) without the slow
 # ABC check, for loops over many nodes.
-NODE_TYPES = _subclasses(cst.CSTNode)
+NODE_TYPES = subclasses(cst.CSTNode)
 
 # What a removed node becomes in a field that is not a sequence (LibCST's visit_optional
 # and visit_sentinel); _REQUIRED fields refuse it, as LibCST's visit_required does.
