@@ -1,4 +1,5 @@
-"""Where the corpus time goes: CPU time of each phase of the engine, in-process and
+"""Where the corpus time goes: CPU time of each phase of the engine (as engine._migrate
+runs them, a slice first where the engine would take one), in-process and
 single-threaded, on every Nth file of the installed torch package, against LibCST
 parse + codegen of the same files (the baseline of bench_corpus.py).
 
@@ -18,10 +19,10 @@ import libcst as cst  # noqa: E402
 
 from bench_corpus import torch_dir, walk  # noqa: E402
 from migrate_xla import engine, imports  # noqa: E402
-from migrate_xla.rule import FileContext  # noqa: E402
+from migrate_xla.rule import FileContext, WholeModuleNeeded  # noqa: E402
 from migrate_xla.sources import read_source  # noqa: E402
 
-PHASES = ("read", "pre-filter", "parse", "rules", "imports", "positions", "codegen", "compile")
+PHASES = ("read", "pre-filter", "slice", "parse", "rules", "imports", "positions", "codegen", "compile")
 
 
 def main() -> int:
@@ -30,7 +31,7 @@ def main() -> int:
     options = engine.options_for()
     trigger = engine._trigger(options.codes, options.target)
     spent = dict.fromkeys((*PHASES, "baseline parse", "baseline codegen"), 0.0)
-    parsed = 0
+    parsed = sliced = fell_back = 0
     for path in files:
         clock = time.process_time()
 
@@ -51,22 +52,35 @@ def main() -> int:
         if not triggered:
             continue
         parsed += 1
-        module = cst.parse_module(text)
-        lap("parse")
-        ctx = FileContext()
-        new = engine.RuleRunner(ctx, [rule(ctx) for rule in triggered]).run(module)
-        lap("rules")
-        new = imports.apply_imports(new, ctx.imports_to_add, ctx.imports_to_remove)
-        lap("imports")
-        engine._positioned(module, ctx)
-        lap("positions")
-        new_text = text if new is module else new.code
-        lap("codegen")
-        if new_text != text:
-            compile(new_text, str(path), "exec", dont_inherit=True)
-        lap("compile")
+        piece = engine._slice(text, triggered)
+        lap("slice")
+        sliced += piece is not None
+        for attempt in (piece, None) if piece is not None else (None,):
+            try:
+                module = cst.parse_module(text if attempt is None else attempt.text)
+                lap("parse")
+                ctx = FileContext(sliced=attempt is not None)
+                new = engine.RuleRunner(ctx, [rule(ctx) for rule in triggered], attempt).run(module)
+                lap("rules")
+                whole = str if attempt is None else attempt.splice
+                new = imports.apply_imports(new, ctx.imports_to_add, ctx.imports_to_remove, whole)
+                lap("imports")
+                engine._positioned(module, ctx, None if attempt is None else attempt.line)
+                lap("positions")
+                new_text = text if new is module else whole(new.code)
+                lap("codegen")
+                if new_text != text:
+                    compile(new_text, str(path), "exec", dont_inherit=True)
+                lap("compile")
+                break
+            except WholeModuleNeeded:
+                lap("rules")
+                fell_back += 1
     base = spent["baseline parse"] + spent["baseline codegen"]
-    print(f"{len(files)} files, {parsed} parsed by the engine; CPU seconds and share of the baseline ({base:.2f} s)")
+    print(
+        f"{len(files)} files, {parsed} parsed by the engine ({sliced} as a slice, {fell_back} of them again whole); "
+        f"CPU seconds and share of the baseline ({base:.2f} s)"
+    )
     for phase, seconds in spent.items():
         print(f"  {phase:17s} {seconds:7.2f} s  {seconds / base:5.2f}")
     tool = sum(spent[p] for p in PHASES)

@@ -19,6 +19,7 @@ import libcst as cst
 from codemods.devices import AMP_DEVICE_CALLS, XLA_DEVICE, is_cuda_value, target_name, xla_string
 from codemods.lazy_execution import OPTIMIZER_NAME
 from migrate_xla.rule import (
+    CUDA_WORD,
     EQUAL,
     SAFE,
     TORCH_XLA,
@@ -96,6 +97,7 @@ class CudaAutocast(Rule):
     SUMMARY = "CUDA float16 autocast becomes torch.autocast('xla', dtype=torch.bfloat16)"
     FIX = SAFE
     TRIGGERS = (r"autocast",)
+    CONTEXT = (CUDA_WORD,)  # the variables assigned a CUDA device choice
     BEFORE = "with torch.cuda.amp.autocast():\n    loss = model(x)\n"
     AFTER = 'with torch.autocast("xla", dtype=torch.bfloat16):\n    loss = model(x)\n'
 
@@ -509,6 +511,7 @@ class _ScalerAware(Rule):
     without one never pay for the walk."""
 
     uses: ScalerUses | None = None
+    WHOLE_MODULE = True  # a scaler is made in one function and used in others
 
     def visit_Module(self, node: cst.Module) -> None:
         self.module, self.uses = node, None

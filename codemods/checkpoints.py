@@ -16,7 +16,7 @@ import re
 import libcst as cst
 
 from codemods.devices import EQUAL, code_of
-from migrate_xla.rule import SAFE, XM, Rule, call_arg, children, parse_expr, last_name
+from migrate_xla.rule import SAFE, XM, Rule, call_arg, children, last_name, names_trigger, parse_expr
 
 # The last name of a value that holds a whole module: model, self.model, net, netG, model.module
 MODULE_NAME = re.compile(
@@ -105,6 +105,7 @@ class SaveWithXm(Rule):
     SUMMARY = "torch.save(state, path) becomes xm.save(state, path): written from the CPU, once"
     FIX = SAFE
     TRIGGERS = SAVE_TRIGGERS
+    CONTEXT = (names_trigger("io.BytesIO"),)  # the buffers each process writes its own of
     BEFORE = 'torch.save(model.state_dict(), "model.pt")\n'
     AFTER = 'xm.save(model.state_dict(), "model.pt")\n'
 

@@ -9,7 +9,9 @@ from typing import Iterator
 import libcst as cst
 
 from codemods.devices import XLA_DEVICE, code_of, cuda_choice, is_cuda_literal, names_device
-from migrate_xla.rule import PL, SAFE, TORCH_XLA, Rule, children, drop_items, parse_expr, string_value, subtree
+from migrate_xla.rule import (
+    PL, SAFE, TORCH_XLA, Rule, children, drop_items, names_trigger, parse_expr, string_value, subtree,
+)
 
 PIN_OPTIONS = ("pin_memory", "pin_memory_device")
 
@@ -131,6 +133,8 @@ DEVICE_LOADERS = (
     "torch_xla.distributed.parallel_loader.MpDeviceLoader",
     "torch_xla.distributed.parallel_loader.ParallelLoader",
 )
+# What BatchMoveProof learns from beyond the loop it judges: the names bound to loaders.
+BATCH_MOVE_CONTEXT = names_trigger(*DATALOADERS, *DEVICE_LOADERS)
 
 
 def _names_in(node: cst.CSTNode) -> Iterator[cst.Name]:
@@ -265,6 +269,7 @@ class MpDeviceLoaderAtLoop(Rule):
     SUMMARY = "loops that move batches to the device iterate pl.MpDeviceLoader(loader, device)"
     FIX = SAFE
     TRIGGERS = (r"\.to\(", r"\.cuda\(")
+    CONTEXT = (BATCH_MOVE_CONTEXT,)
     BEFORE = (
         "for data, target in train_loader:\n"
         "    data, target = data.to(device), target.to(device)\n"
@@ -594,6 +599,8 @@ class BatchMoveProof:
         """
         stack = self.ctx.statements[:-1]
         functions = [i for i, s in enumerate(stack) if isinstance(s, cst.FunctionDef)]
+        if not functions:
+            self.ctx.need_whole_module()  # the module's code after the loop: a slice may leave it out
         scope = stack[functions[-1]] if functions else self.module
         if scope is None:
             return True

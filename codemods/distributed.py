@@ -184,6 +184,7 @@ class MpSpawnToLaunch(Rule):
     SUMMARY = "mp.spawn(fn, args, nprocs) becomes torch_xla.launch(fn, args); the world size comes from the runtime"
     FIX = SAFE
     TRIGGERS = (r"\bspawn\b", r"\blaunch\b")
+    WHOLE_MODULE = True  # the launch plan follows the spawned worker and the counts before the launch
     BEFORE = (
         "import torch.multiprocessing as mp\n\n\ndef train(rank, world_size, args):\n    pass\n\n\n"
         "world_size = torch.cuda.device_count()\nmp.spawn(train, args=(world_size, args), nprocs=world_size)\n"
@@ -199,6 +200,8 @@ class MpSpawnToLaunch(Rule):
 
     def visit_Module(self, node: cst.Module) -> None:
         self.plan = launch_plan(self.ctx, node)
+        if self.plan.spawns:  # kept in a slice by CONTEXT
+            self.ctx.need_whole_module()
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
         if id(original) not in self.plan.dropped_counts:
@@ -469,6 +472,7 @@ class XlaOrdinals(Rule):
     SUMMARY = "RANK / LOCAL_RANK / WORLD_SIZE, dist.get_rank() and world-size counts become xr calls"
     FIX = SAFE
     TRIGGERS = (r"RANK|WORLD_SIZE", r"get_rank|get_world_size|get_node_local_rank", r"device_count")
+    CONTEXT = MpSpawnToLaunch.TRIGGERS  # the launch plan's spawn calls
     BEFORE = (
         'import os\n\nimport torch.distributed as dist\n\n'
         'local_rank = int(os.environ["LOCAL_RANK"])\nworld_size = dist.get_world_size()\n'

@@ -11,6 +11,7 @@ import re
 
 import libcst as cst
 
+from codemods.data_loading import BATCH_MOVE_CONTEXT
 from migrate_xla.rule import SAFE, TORCH_XLA, Rule, children, last_name, subtree
 
 OPTIMIZER_NAME = re.compile(r"(^|_)(opt|optim|optimizer|optimiser)s?(\d*|_\w+)$|optimi[sz]er", re.IGNORECASE)
@@ -278,6 +279,7 @@ class SyncInEvaluationLoop(Rule):
     SUMMARY = "torch_xla.sync() at the end of evaluation loops under no_grad"
     FIX = SAFE
     TRIGGERS = (r"no_grad|inference_mode",)
+    CONTEXT = (BATCH_MOVE_CONTEXT,)
     BEFORE = (
         "with torch.no_grad():\n"
         "    for x in batches:\n"

@@ -79,6 +79,7 @@ class TargetRule(Rule):
     processes, groups them or is in a target's form already) is left alone."""
 
     skip = False
+    WHOLE_MODULE = True  # it moves and wraps the script's code
 
     def visit_Module(self, node: cst.Module) -> None:
         if not self.ctx.shared.get("imports learned"):
@@ -788,6 +789,7 @@ class SpmdWithMultiprocessing(Rule):
     SEVERITY = "error"
     TARGETS = ("spmd",)
     TRIGGERS = (r"spawn|start_processes|launch|init_process_group|DistributedDataParallel",)
+    WHOLE_MODULE = True  # as the other target rules: one run of them sees the whole script
     BEFORE = "import torch.multiprocessing as mp\nmp.spawn(train, nprocs=8)\n"
     AFTER = (
         "import torch.multiprocessing as mp\n"

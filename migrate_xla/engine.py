@@ -22,7 +22,8 @@ from libcst._nodes.internal import CodegenState
 
 from migrate_xla import registry
 from migrate_xla.imports import apply_imports
-from migrate_xla.rule import TARGETS, Diagnostic, FileContext, Rule
+from migrate_xla.rule import TARGETS, Diagnostic, FileContext, Rule, WholeModuleNeeded
+from migrate_xla.slicing import Slice, slice_text
 from migrate_xla.sources import Found, Patterns, Source, SourceError, read_source
 from migrate_xla.tree import TRIVIA, Transformer, subclasses
 
@@ -114,8 +115,9 @@ class RuleRunner:
     layout (whitespace, brackets, operators) that no rule looks at.
     """
 
-    def __init__(self, ctx: FileContext, rules: Sequence[Rule]) -> None:
+    def __init__(self, ctx: FileContext, rules: Sequence[Rule], piece: Slice | None = None) -> None:
         self.ctx = ctx
+        self.piece = piece
         self.visitors: dict[str, list[Callable]] = defaultdict(list)
         self.leavers: dict[str, list[Callable]] = defaultdict(list)
         for rule in rules:
@@ -137,9 +139,19 @@ class RuleRunner:
             self.ctx.learn_import(node)
         if node_type in _STATEMENTS:
             self.ctx.statements.append(node)
+            if self.piece is not None and node_type is cst.SimpleStatementLine:
+                self._learn_skipped(node)
         for visit in self.visitors.get(node_type.__name__, ()):
             visit(node)
         return True
+
+    def _learn_skipped(self, line: cst.SimpleStatementLine) -> None:
+        """A slice's placeholder: the imports of the code it stands for, learned in place."""
+        value = getattr(line.body[0], "value", None)
+        index = Slice.placeholder_index(value.value) if type(value) is cst.Name else None
+        if index is not None:
+            for module, names in self.piece.skipped[index].imports:
+                self.ctx.learn_names(module, names)
 
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):
         node_type = type(original)
@@ -226,18 +238,50 @@ def migrate_code(
     triggered = _triggered(options.rules, text)
     if not triggered:  # a trigger occurs, but every rule it belongs to lacks one of its REQUIRES
         return text, []
+    piece = _slice(text, triggered)
+    if piece is not None:
+        try:
+            return _migrate(text, piece, triggered, options, filename)
+        except WholeModuleNeeded:
+            pass
+    return _migrate(text, None, triggered, options, filename)
+
+
+# Files shorter than this are parsed whole: slicing them saves less than it costs.
+SLICE_FROM = 8000
+
+
+def _slice(text: str, rules: Sequence[type[Rule]]) -> Slice | None:
+    if len(text) < SLICE_FROM or any(rule.WHOLE_MODULE for rule in rules):
+        return None
+    return slice_text(text, _keep(tuple(rules)))
+
+
+@lru_cache(maxsize=None)
+def _keep(rules: tuple[type[Rule], ...]) -> tuple[re.Pattern[str], ...]:
+    """What keeps a unit in a slice: a trigger or context pattern of one of ``rules``."""
+    return (re.compile("|".join(f"(?:{t})" for rule in rules for t in (*rule.TRIGGERS, *rule.CONTEXT))),)
+
+
+def _migrate(
+    text: str, piece: Slice | None, rules: Sequence[type[Rule]], options: Options, filename: str
+) -> tuple[str, list[Diagnostic]]:
+    """Parse ``text`` (or its slice ``piece``), run ``rules``, apply imports, check the result."""
+    source = text if piece is None else piece.text
     try:
-        module = cst.parse_module(text)
+        module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
+        if piece is not None:
+            raise WholeModuleNeeded from None  # the whole file's own error, or none
         raise MigrationError(f"cannot parse: {_syntax_error(text, filename, exc)}") from None
-    ctx = FileContext(unsafe_fixes=options.unsafe_fixes, target=options.target)
-    rules = [rule(ctx) for rule in triggered]
-    new_module = RuleRunner(ctx, rules).run(module)
-    new_module = apply_imports(new_module, ctx.imports_to_add, ctx.imports_to_remove)
-    diagnostics = _positioned(module, ctx)
+    ctx = FileContext(unsafe_fixes=options.unsafe_fixes, target=options.target, sliced=piece is not None)
+    new_module = RuleRunner(ctx, [rule(ctx) for rule in rules], piece).run(module)
+    whole = str if piece is None else piece.splice
+    new_module = apply_imports(new_module, ctx.imports_to_add, ctx.imports_to_remove, whole)
+    diagnostics = _positioned(module, ctx, None if piece is None else piece.line)
     # Nothing changed: the traversal hands back the parsed module itself, whose code is
     # the text (LibCST round-trips byte for byte), so code generation is skipped.
-    new_text = text if new_module is module else new_module.code
+    new_text = text if new_module is module else whole(new_module.code)
     if new_text != text:
         try:
             compile(new_text, filename, "exec", dont_inherit=True)
@@ -304,7 +348,8 @@ class _PositionRecorder(CodegenState):
 _NEWLINE = re.compile(r"\r\n?|\n")
 
 
-def _positioned(module: cst.Module, ctx: FileContext) -> list[Diagnostic]:
+def _positioned(module: cst.Module, ctx: FileContext, line_of: Callable[[int], int] | None) -> list[Diagnostic]:
+    """The findings with their positions; ``line_of`` maps a slice's lines to the file's."""
     if not ctx.pending:
         return []
     wanted = set()
@@ -322,6 +367,8 @@ def _positioned(module: cst.Module, ctx: FileContext) -> list[Diagnostic]:
     for item in ctx.pending:
         where = recorder.found.get(id(item.node)) or recorder.found.get(id(item.statement))
         line, column = (where[0], where[1] + 1) if where else (1, 1)
+        if line_of is not None:
+            line = line_of(line)
         diagnostics.append(
             Diagnostic(
                 code=item.rule.CODE,

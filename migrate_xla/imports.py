@@ -16,17 +16,20 @@ from __future__ import annotations
 import io
 import tokenize
 from collections import Counter
-from typing import Iterable
+from typing import Callable, Iterable
 
 import libcst as cst
 
 from migrate_xla.rule import Import, dotted_name
 
 
-def apply_imports(module: cst.Module, add: Iterable[Import], remove: Iterable[Import]) -> cst.Module:
+def apply_imports(
+    module: cst.Module, add: Iterable[Import], remove: Iterable[Import], whole: Callable[[str], str] = str
+) -> cst.Module:
+    """``whole``: the whole file's code for the module's (the module may be a slice)."""
     remove = list(remove)
     if remove:
-        module = _remove_unused(module, remove)
+        module = _remove_unused(module, remove, whole)
     add = [spec for spec in add if not _already_imported(module, spec)]
     if add:
         module = _add(module, sorted(add, key=lambda s: (s.obj is not None, s.module, s.obj or "", s.asname or "")))
@@ -141,8 +144,8 @@ def _name_uses(code: str) -> Counter:
     return uses
 
 
-def _remove_unused(module: cst.Module, specs: list[Import]) -> cst.Module:
-    uses = _name_uses(module.code)
+def _remove_unused(module: cst.Module, specs: list[Import], whole: Callable[[str], str]) -> cst.Module:
+    uses = _name_uses(whole(module.code))
     body = []
     carried: list[cst.EmptyLine] = []  # the comments above a removed import go to the next line
     for statement in module.body:

@@ -84,6 +84,11 @@ class Rule:
     SEVERITY: ClassVar[str] = "warning"
     TRIGGERS: ClassVar[Sequence[str]] = ()
     REQUIRES: ClassVar[Sequence[str]] = ()
+    # Big files are parsed as a slice (migrate_xla.slicing): the top-level statements and
+    # class members where a woken rule's TRIGGERS or CONTEXT occur. CONTEXT: what the rule
+    # learns from beyond the code it acts on. WHOLE_MODULE: the rule needs every statement.
+    CONTEXT: ClassVar[Sequence[str]] = ()
+    WHOLE_MODULE: ClassVar[bool] = False
     TARGETS: ClassVar[Sequence[str]] = TARGETS
     BEFORE: ClassVar[str] = ""
     AFTER: ClassVar[str] = ""
@@ -162,6 +167,10 @@ GAP = r"(?:[\s\\]|#[^\n]*\n)*"
 CUDA_WORD = words("cuda")
 
 
+class WholeModuleNeeded(Exception):
+    """A slice cannot give the same result as the whole file: the engine parses the whole file."""
+
+
 @dataclass
 class _Pending:
     """A finding before positions are known, with the imports its fix needs or frees."""
@@ -187,30 +196,35 @@ class FileContext:
     statements: list[cst.CSTNode] = field(default_factory=list)
     todos: dict[int, list[tuple[str, str]]] = field(default_factory=dict)
     shared: dict[str, object] = field(default_factory=dict)  # analyses several rules share
+    sliced: bool = False  # the tree is a slice of the file (migrate_xla.slicing)
 
     # -- names ---------------------------------------------------------------
     def learn_import(self, node: cst.Import | cst.ImportFrom) -> None:
         """Record what the local names bound by an import statement refer to."""
         if isinstance(node, cst.Import):
-            for alias in node.names:
-                dotted = dotted_name(alias.name)
-                if alias.asname is not None:
-                    local = _asname(alias)
-                    self.aliases[local] = dotted
-                    self.bindings[local] = Import(dotted, asname=local)
-                else:
-                    head = dotted.split(".")[0]
-                    self.aliases[head] = head
-                    self.bindings[head] = Import(dotted)
-            return
-        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
-            return
-        module = dotted_name(node.module)
-        for alias in node.names:
-            name = dotted_name(alias.name)
-            local = _asname(alias) if alias.asname is not None else name
-            self.aliases[local] = f"{module}.{name}"
-            self.bindings[local] = Import(module, name, local if local != name else None)
+            self.learn_names(None, [(dotted_name(a.name), _asname(a) if a.asname else None) for a in node.names])
+        elif not node.relative and node.module is not None and not isinstance(node.names, cst.ImportStar):
+            self.learn_names(
+                dotted_name(node.module), [(dotted_name(a.name), _asname(a) if a.asname else None) for a in node.names]
+            )
+
+    def learn_names(self, module: str | None, names: Iterable[tuple[str, str | None]]) -> None:
+        """``import name as asname`` (``module`` None) or ``from module import name as asname``,
+        for each pair; also what the imports of a unit left out of a slice bind."""
+        for name, asname in names:
+            if module is None:
+                local = asname or name.split(".")[0]
+                self.aliases[local] = name if asname else local
+                self.bindings[local] = Import(name, asname=asname)
+            else:
+                local = asname or name
+                self.aliases[local] = f"{module}.{name}"
+                self.bindings[local] = Import(module, name, asname if asname != name else None)
+
+    def need_whole_module(self) -> None:
+        """Called by a rule whose analysis needs code a slice may have left out."""
+        if self.sliced:
+            raise WholeModuleNeeded
 
     def qualname(self, node: cst.CSTNode) -> str | None:
         """``t.cuda.is_available`` -> ``torch.cuda.is_available`` after ``import torch as t``."""

@@ -1,0 +1,272 @@
+"""Parse only the parts of a big file that the woken rules may act on.
+
+Most of a big file that wakes a rule is code no rule touches: torch's
+``_tensor.py`` wakes the ``cuda`` rules with a few methods out of hundreds. Parsing
+with LibCST is the engine's biggest cost, so the engine parses a *slice*: the file
+with every top-level statement (and, inside a class, every member) that none of the
+woken rules' patterns occurs in replaced by one placeholder line. The rules run on
+the slice; the placeholders are then replaced by the text they stood for.
+
+What makes this exact:
+- A unit is kept when a woken rule's TRIGGERS or CONTEXT patterns occur in its text,
+  or a local name bound by an import whose text they occur in (``from torch.cuda
+  import Stream as S`` keeps the units that use ``S``), or it is an import.
+- The imports inside a skipped unit are learned when its placeholder is visited, in
+  the same order as in the whole file (``FileContext.learn_names``).
+- Comment ownership is kept: the blank and comment lines before a skipped unit stay
+  in the slice (they are the next statement's ``leading_lines`` in LibCST), and a
+  compound statement's trailing comments that LibCST gives to its block (those indented
+  deeper than the statement, up to the last one) go with it.
+- A rule whose analysis needs the whole module says so (``Rule.WHOLE_MODULE``, or
+  ``FileContext.need_whole_module()`` while running); the engine then parses the whole
+  file. So does anything unexpected here: no slice is better than a wrong one.
+
+The slice is found with ``ast`` (about a tenth of a LibCST parse) and plain text.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from migrate_xla.rule import WholeModuleNeeded, words
+
+PLACEHOLDER = "__xla_migrate_skipped_{}__"
+_PLACEHOLDER = re.compile(r"__xla_migrate_skipped_(\d+)__")
+_PLACEHOLDER_LINE = re.compile(r"^([ \t]*)" + _PLACEHOLDER.pattern + r"(?:\r\n|\n|\Z)", re.MULTILINE)
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import\b", re.MULTILINE)
+_IMPORT_STATEMENT = re.compile(
+    r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import[ \t]+(?P<from_names>\([^)]*\)|[^\n;#]*)|import[ \t]+(?P<names>[^\n;#]*))",
+    re.MULTILINE,
+)
+_COMPOUND = (
+    ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
+    ast.With, ast.AsyncWith, ast.Try, getattr(ast, "TryStar", ast.Try), ast.Match,
+)
+
+# A slice must leave out at least this share of the file, or the whole file is parsed.
+MIN_SAVING = 0.2
+
+
+@dataclass
+class Skipped:
+    """One placeholder line of a slice: the original text it stands for, and the imports
+    that text makes, as ``(module or None, [(name, asname), ...])`` in order."""
+
+    text: str
+    indent: str
+    imports: list[tuple[str | None, list[tuple[str, str | None]]]]
+
+
+@dataclass
+class Slice:
+    text: str
+    skipped: list[Skipped] = field(default_factory=list)
+    _starts: list[tuple[int, int]] = field(default_factory=list)  # (slice line of a placeholder, extra lines)
+
+    def splice(self, code: str) -> str:
+        """The whole file's code for the slice's migrated ``code``; WholeModuleNeeded when
+        a placeholder line did not come through unchanged, exactly once, in order."""
+        seen: list[int] = []
+
+        def restore(match: re.Match) -> str:
+            index = int(match.group(2))
+            if match.group(1) != self.skipped[index].indent:
+                raise WholeModuleNeeded  # a rule moved it into another block
+            seen.append(index)
+            return self.skipped[index].text
+
+        whole = _PLACEHOLDER_LINE.sub(restore, code)
+        if seen != list(range(len(self.skipped))):
+            raise WholeModuleNeeded
+        return whole
+
+    def line(self, line: int) -> int:
+        """The file's line for a line of the slice."""
+        return line + sum(extra for start, extra in self._starts if start < line)
+
+    @staticmethod
+    def placeholder_index(name: str) -> int | None:
+        match = _PLACEHOLDER.fullmatch(name)
+        return int(match.group(1)) if match else None
+
+
+def slice_text(text: str, keep: Sequence[re.Pattern[str]]) -> Slice | None:
+    """The slice of ``text`` that keeps the units where a pattern of ``keep`` occurs, or
+    None when it would not leave out enough (or ``text`` is not one ``ast`` can read)."""
+    if "\0" in text or "\f" in text or text.count("\r") != text.count("\r\n"):
+        return None  # line breaks that ast and this module might count differently
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    lines = _LINE.findall(text)
+    try:
+        builder = _Builder(lines, [*keep, *_alias_patterns(text, keep)])
+        builder.body(tree.body, "", len(lines))
+    except _NoSlice:
+        return None
+    if not builder.cuts or builder.left_out < MIN_SAVING * len(text):
+        return None
+    return builder.slice()
+
+
+class _NoSlice(Exception):
+    pass
+
+
+class _Builder:
+    def __init__(self, lines: list[str], keep: Sequence[re.Pattern[str]]) -> None:
+        self.lines = lines
+        self.keep = keep
+        self.cuts: list[tuple[int, int, str]] = []  # (first line, end line, indent), 0-based, end exclusive
+        self.imports: list[ast.Import | ast.ImportFrom] = []  # the imports inside skipped units
+        self.left_out = 0
+
+    def body(self, statements: list[ast.stmt], indent: str, block_end: int) -> None:
+        """Choose the units of one block: ``statements`` at ``indent``, the block's lines ending at ``block_end``."""
+        units = _units(statements)
+        run: list[int] = []  # first and end line of the run of skipped units being built
+        for index, unit in enumerate(units):
+            first = _first_line(unit[0]) - 1
+            next_first = _first_line(units[index + 1][0]) - 1 if index + 1 < len(units) else block_end
+            end = self._end(unit[-1], indent, next_first)
+            text = "".join(self.lines[first:end])
+            docstring = index == 0 and not indent and _is_docstring(unit[0])
+            if docstring or self._needed(unit, text):
+                if run:
+                    self._cut(run[0], run[1], indent)
+                    run = []
+                if len(unit) == 1 and isinstance(unit[0], ast.ClassDef):
+                    self._class(unit[0], end)
+                continue
+            line = self.lines[first]
+            if not line.startswith(indent) or line[len(indent):][:1] in (" ", "\t"):
+                raise _NoSlice  # indentation that is not the block's
+            if _IMPORT_LINE.search(text):
+                self.imports.extend(n for s in unit for n in ast.walk(s) if isinstance(n, (ast.Import, ast.ImportFrom)))
+            run = [run[0] if run else first, end]
+        if run:
+            self._cut(run[0], run[1], indent)
+
+    def _class(self, node: ast.ClassDef, end: int) -> None:
+        """Slice a kept class's members too, when its body is an indented block."""
+        if not _ends_in_block(node, self.lines):
+            return
+        line = self.lines[node.body[0].lineno - 1]
+        indent = line[: len(line) - len(line.lstrip(" \t"))]
+        if indent:
+            self.body(node.body, indent, end)
+
+    def _needed(self, unit: list[ast.stmt], text: str) -> bool:
+        if any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in unit) or "get_ipython" in text:
+            return True  # imports (and a notebook's commands among them) place the imports a fix adds
+        return any(pattern.search(text) for pattern in self.keep)
+
+    def _end(self, last: ast.stmt, indent: str, next_first: int) -> int:
+        """Where a unit's text ends (0-based, exclusive): its last line, or the last
+        comment after it that LibCST gives to its block (indented deeper than the unit)."""
+        end = last.end_lineno
+        if isinstance(last, _COMPOUND) and _ends_in_block(last, self.lines):
+            for number in range(end, next_first):
+                line = self.lines[number]
+                stripped = line.lstrip(" \t")
+                if stripped.startswith("#") and len(line) - len(stripped) > len(indent):
+                    end = number + 1
+        return end
+
+    def _cut(self, first: int, end: int, indent: str) -> None:
+        self.cuts.append((first, end, indent))
+        self.left_out += sum(map(len, self.lines[first:end]))
+
+    def slice(self) -> Slice:
+        parts: list[str] = []
+        result = Slice("")
+        line = 0  # lines of the slice so far
+        done = 0
+        for index, (first, end, indent) in enumerate(self.cuts):
+            parts.extend(self.lines[done:first])
+            line += first - done
+            last = self.lines[end - 1]
+            newline = last[len(last.rstrip("\r\n")):]
+            parts.append(indent + PLACEHOLDER.format(index) + newline)
+            line += 1
+            result.skipped.append(Skipped("".join(self.lines[first:end]), indent, self._imports(first, end)))
+            result._starts.append((line, end - first - 1))
+            done = end
+        parts.extend(self.lines[done:])
+        result.text = "".join(parts)
+        return result
+
+    def _imports(self, first: int, end: int) -> list[tuple[str | None, list[tuple[str, str | None]]]]:
+        """The imports made in lines [first, end), in code order, as FileContext.learn_names takes them."""
+        found = [node for node in self.imports if first < node.lineno <= end]
+        found.sort(key=lambda node: (node.lineno, node.col_offset))
+        out = []
+        for node in found:
+            if isinstance(node, ast.Import):
+                out.append((None, [(alias.name, alias.asname) for alias in node.names]))
+            elif not node.level and node.module is not None and node.names[0].name != "*":
+                out.append((node.module, [(alias.name, alias.asname) for alias in node.names]))
+        return out
+
+
+def _units(statements: list[ast.stmt]) -> list[list[ast.stmt]]:
+    """Statements grouped so that no two groups share a line (``a = 1; b = 2``)."""
+    units: list[list[ast.stmt]] = []
+    for statement in statements:
+        if units and _first_line(statement) <= units[-1][-1].end_lineno:
+            units[-1].append(statement)
+        else:
+            units.append([statement])
+    return units
+
+
+def _is_docstring(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant) and isinstance(statement.value.value, str)
+
+
+def _first_line(statement: ast.stmt) -> int:
+    decorators = getattr(statement, "decorator_list", ())
+    return min([statement.lineno, *(d.lineno for d in decorators)])
+
+
+def _last_suite(statement: ast.stmt) -> list[ast.stmt]:
+    if isinstance(statement, ast.Match):
+        return statement.cases[-1].body
+    if isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+        return statement.finalbody or statement.orelse or (statement.handlers and statement.handlers[-1].body) or statement.body
+    return getattr(statement, "orelse", None) or statement.body
+
+
+def _ends_in_block(statement: ast.stmt, lines: list[str]) -> bool:
+    """Whether the statement's last suite is an indented block (``if x: y`` is not)."""
+    suite = _last_suite(statement)
+    first = suite[0]
+    before = lines[first.lineno - 1].encode("utf-8")[: first.col_offset]
+    return not before.strip()
+
+
+def _alias_patterns(text: str, keep: Sequence[re.Pattern[str]]) -> list[re.Pattern[str]]:
+    """Words for the local names bound by the imports that a pattern of ``keep`` occurs in."""
+    names: set[str] = set()
+    for match in _IMPORT_STATEMENT.finditer(text):
+        statement = match.group(0)
+        if not any(pattern.search(statement) for pattern in keep):
+            continue
+        if statement.rstrip().endswith("\\") or "*" in statement:
+            raise _NoSlice  # names it binds that this cannot read
+        names_part = match.group("from_names") or match.group("names") or ""
+        for item in names_part.strip("() \t\r\n").split(","):
+            parts = item.split()
+            if len(parts) == 3 and parts[1] == "as":
+                names.add(parts[2])
+            elif len(parts) == 1 and match.group("from_names") is not None:
+                names.add(parts[0])
+    return [re.compile(words(*sorted(names)))] if names else []
