@@ -5,6 +5,7 @@ parse + codegen of the same files (the baseline of bench_corpus.py).
 
     .venv/bin/python benchmarks/profile_corpus.py        # every 8th file (253 files)
     .venv/bin/python benchmarks/profile_corpus.py 4      # every 4th
+    .venv/bin/python benchmarks/profile_corpus.py 0      # the first 400 (bench_corpus.py --limit 400)
 """
 
 from __future__ import annotations
@@ -21,13 +22,15 @@ from bench_corpus import torch_dir, walk  # noqa: E402
 from migrate_xla import engine, imports  # noqa: E402
 from migrate_xla.rule import FileContext, WholeModuleNeeded  # noqa: E402
 from migrate_xla.sources import read_source  # noqa: E402
+from migrate_xla.tree import codegen  # noqa: E402
 
 PHASES = ("read", "pre-filter", "slice", "parse", "rules", "imports", "positions", "codegen", "compile")
 
 
 def main() -> int:
     step = int(sys.argv[1]) if len(sys.argv) > 1 else 8
-    files = walk(torch_dir().resolve())[::step]
+    files = walk(torch_dir().resolve())
+    files = files[:400] if step == 0 else files[::step]
     options = engine.options_for()
     trigger = engine._trigger(options.codes, options.target)
     spent = dict.fromkeys((*PHASES, "baseline parse", "baseline codegen"), 0.0)
@@ -57,9 +60,10 @@ def main() -> int:
         sliced += piece is not None
         for attempt in (piece, None) if piece is not None else (None,):
             try:
-                module = cst.parse_module(text if attempt is None else attempt.text)
+                source = text if attempt is None else attempt.text
+                module = cst.parse_module(source)
                 lap("parse")
-                ctx = FileContext(sliced=attempt is not None)
+                ctx = FileContext(sliced=attempt is not None, source=source)
                 new = engine.RuleRunner(ctx, [rule(ctx) for rule in triggered], attempt).run(module)
                 lap("rules")
                 whole = str if attempt is None else attempt.splice
@@ -67,7 +71,7 @@ def main() -> int:
                 lap("imports")
                 engine._positioned(module, ctx, None if attempt is None else attempt.line)
                 lap("positions")
-                new_text = text if new is module else whole(new.code)
+                new_text = text if new is module else whole(codegen(new))
                 lap("codegen")
                 if new_text != text:
                     compile(new_text, str(path), "exec", dont_inherit=True)

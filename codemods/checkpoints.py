@@ -25,7 +25,7 @@ MODULE_NAME = re.compile(
     re.IGNORECASE,
 )
 PER_PROCESS = re.compile(r"rank|ordinal", re.IGNORECASE)
-SAVE_TRIGGERS = (r"\bsave\(", r"import[^\n]*\bsave\b")  # torch.save(...), from torch import save as ...
+SAVE_TRIGGERS = (r"save(?<!\wsave)\(", r"import[^\n]*\bsave\b")  # torch.save(...), from torch import save as ...
 STATE_DICT_CPU = "{{k: v.cpu() for k, v in {0}.items()}}"
 GUIDE = "https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html"
 

@@ -871,7 +871,7 @@ class Apex(CudaOnlyApi):
     CODE = "XLA807"
     NAME = "apex"
     SUMMARY = "NVIDIA apex (fused optimizers and norms, amp, parallel) is flagged with its PyTorch counterpart"
-    TRIGGERS = (r"\bapex\b",)
+    TRIGGERS = (words("apex"),)
     APIS = {
         "apex.": "is NVIDIA apex, whose fused kernels are CUDA-only: use the PyTorch module or function "
         f"it fuses; see {GUIDE}",
@@ -911,7 +911,7 @@ class Cupy(CudaOnlyApi):
     CODE = "XLA808"
     NAME = "cupy"
     SUMMARY = "CuPy arrays and kernels are flagged (use torch ops on the XLA device, or NumPy)"
-    TRIGGERS = (r"\bcupy\b",)
+    TRIGGERS = (words("cupy"),)
     APIS = {
         "cupy.": "is CuPy, whose arrays and kernels live on an NVIDIA GPU: use torch ops on the XLA device, "
         f"or NumPy on the host; see {GUIDE}",
@@ -986,7 +986,7 @@ class TorchCompileBackend(Rule):
     SUMMARY = "torch.compile's inductor backend becomes backend='openxla'; max-autotune / reduce-overhead are flagged"
     FIX = UNSAFE
     SEVERITY = "error"
-    TRIGGERS = (r"(?<!\bre)\.compile\b", r"import[^\n]*\bcompile\b")  # not re.compile
+    TRIGGERS = (r"\.compile\b(?<!\bre\.compile)", r"import[^\n]*\bcompile\b")  # not re.compile
     BEFORE = "model = torch.compile(model)\n"
     AFTER = 'model = torch.compile(model, backend="openxla")\n'
 

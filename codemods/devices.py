@@ -606,7 +606,7 @@ class LoadMapLocation(Rule):
     NAME = "load-map-location"
     SUMMARY = "torch.load(..., map_location=cuda/device) loads to 'cpu'"
     FIX = SAFE
-    TRIGGERS = (r"\.load\(", r"\bload\(")
+    TRIGGERS = (r"load(?<!\wload)\(",)  # torch.load(...), load(...) however imported
     BEFORE = 'state = torch.load("ckpt.pt", map_location=device)\n'
     AFTER = 'state = torch.load("ckpt.pt", map_location="cpu")\n'
 

@@ -42,6 +42,7 @@ from migrate_xla.rule import (
     parse_expr,
     string_value,
     subtree,
+    words,
 )
 
 DDP_GUIDE = "https://docs.pytorch.org/xla/master/perf/ddp.html"
@@ -52,6 +53,8 @@ XLA_BACKEND = Import("torch_xla.distributed.xla_backend")  # registers the "xla"
 SPAWN = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn"})
 # launches already in XLA's form: a count before them breaks them just the same
 LAUNCHES = SPAWN | {"torch_xla.launch", "torch_xla.torch_xla.launch", "torch_xla.distributed.xla_multiprocessing.spawn"}
+LAUNCH_WORDS = words("spawn", "launch")  # the last part of every name in LAUNCHES
+LAUNCH_WORD = re.compile(LAUNCH_WORDS)
 DEVICE_COUNT = frozenset({"torch.cuda.device_count", "torch.accelerator.device_count"})
 WORLD_NAME = re.compile(r"world_?size|num_replicas|nprocs", re.IGNORECASE)
 
@@ -84,16 +87,26 @@ class LaunchPlan:
     counts: set[int] = field(default_factory=set)  # device_count calls of the lines that go
     args_dropped: dict[int, int] = field(default_factory=dict)  # spawn call -> index in its args tuple
     workers: dict[int, int] = field(default_factory=dict)  # worker def -> index of its world-size parameter
+    launches: int = 0  # launch calls of any kind (spawn, torch_xla.launch)
 
 
 def launch_plan(ctx: FileContext, module: cst.Module) -> LaunchPlan:
     """Where world sizes counted before a spawn go: into the worker, as ``xr.world_size()``.
 
     Shared by XLA601 and XLA604 (the count before a launch is XLA601's); made once a file.
+    Code without a launch word has no launch, and no plan: the whole tree is not walked.
+    A launch in a slice needs the whole file: the plan follows the spawned worker and the
+    counts in the parent's code.
     """
     if "launch_plan" not in ctx.shared:
-        ctx.shared["launch_plan"] = _launch_plan(module)
-    return ctx.shared["launch_plan"]
+        if not LAUNCH_WORD.search(ctx.source):
+            ctx.shared["launch_plan"] = LaunchPlan()
+        else:
+            ctx.shared["launch_plan"] = _launch_plan(module)
+    plan = ctx.shared["launch_plan"]
+    if plan.launches:
+        ctx.need_whole_module()  # both rules keep the launch words' units in a slice (TRIGGERS, CONTEXT)
+    return plan
 
 
 def _launch_plan(module: cst.Module) -> LaunchPlan:
@@ -114,7 +127,7 @@ def _launch_plan(module: cst.Module) -> LaunchPlan:
 
     walk(module, module)
     defs = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
-    plan = LaunchPlan(spawns={id(call) for call, _ in found if names.qualname(call.func) in SPAWN})
+    plan = LaunchPlan(spawns={id(call) for call, _ in found if names.qualname(call.func) in SPAWN}, launches=len(found))
     for call, scope in found:
         fn, given = call_arg(call, 0, "fn"), call_arg(call, 1, "args")
         elements = given.value.elements if given is not None and isinstance(given.value, cst.Tuple) else ()
@@ -183,8 +196,7 @@ class MpSpawnToLaunch(Rule):
     NAME = "mp-spawn"
     SUMMARY = "mp.spawn(fn, args, nprocs) becomes torch_xla.launch(fn, args); the world size comes from the runtime"
     FIX = SAFE
-    TRIGGERS = (r"\bspawn\b", r"\blaunch\b")
-    WHOLE_MODULE = True  # the launch plan follows the spawned worker and the counts before the launch
+    TRIGGERS = (LAUNCH_WORDS,)
     BEFORE = (
         "import torch.multiprocessing as mp\n\n\ndef train(rank, world_size, args):\n    pass\n\n\n"
         "world_size = torch.cuda.device_count()\nmp.spawn(train, args=(world_size, args), nprocs=world_size)\n"
@@ -200,8 +212,6 @@ class MpSpawnToLaunch(Rule):
 
     def visit_Module(self, node: cst.Module) -> None:
         self.plan = launch_plan(self.ctx, node)
-        if self.plan.spawns:  # kept in a slice by CONTEXT
-            self.ctx.need_whole_module()
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
         if id(original) not in self.plan.dropped_counts:
@@ -651,7 +661,7 @@ class XlaCollectives(Rule):
     NAME = "xla-collectives"
     SUMMARY = "dist.barrier() becomes xm.rendezvous('barrier'); all_reduce with AVG becomes xm.all_reduce"
     FIX = SAFE
-    TRIGGERS = (r"barrier\(", r"\bAVG\b")
+    TRIGGERS = (r"barrier\(", words("AVG"))
     BEFORE = "import torch.distributed as dist\n\ndist.barrier()\ndist.all_reduce(loss, op=dist.ReduceOp.AVG)\n"
     AFTER = '\nxm.rendezvous("barrier")\nxm.all_reduce(xm.REDUCE_SUM, [loss], scale=1.0 / xr.world_size())\n'
 
@@ -714,7 +724,7 @@ class ModelParallelism(Rule):
     SUMMARY = "FSDP, RPC, pipeline and tensor parallelism are flagged with PyTorch/XLA's FSDP and SPMD guides"
     FIX = None
     SEVERITY = "error"
-    TRIGGERS = (r"fsdp|FullyShard|fully_shard|\brpc\b|pipelin|distributed\._?tensor|device_mesh|DeviceMesh|parallelize_module",)
+    TRIGGERS = (r"fsdp|FullyShard|fully_shard|rpc(?<!\wrpc)\b|pipelin|distributed\._?tensor|device_mesh|DeviceMesh|parallelize_module",)
     BEFORE = "from torch.distributed.fsdp import FullyShardedDataParallel as FSDP\n\nmodel = FSDP(model)\n"
     AFTER = "from torch.distributed.fsdp import FullyShardedDataParallel as FSDP\n\n" + (
         f"# TODO(xla-migrate): XLA608 `FSDP` is `torch.distributed.fsdp`: use PyTorch/XLA's FSDP "

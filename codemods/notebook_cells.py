@@ -11,7 +11,7 @@ from __future__ import annotations
 from migrate_xla.notebooks import CELL_NOT_MIGRATED
 from migrate_xla.rule import Rule
 
-NEVER = r"(?!)"  # a pattern that matches no text: no script is parsed for these rules
+NEVER = r"\A(?!)"  # a pattern that matches no text (at once: \A stops the search at the start)
 
 
 class CellNotMigrated(Rule):

@@ -219,11 +219,13 @@ class DataDependentShape(Rule):
     SEVERITY = "warning"
     TRIGGERS = (
         names_trigger(*SHAPE_OPS),
-        r"\bwhere(?:\(|\s+as\b)",  # torch.where(cond), or imported under another name
+        r"where(?<!\wwhere)(?:\(|\s+as\b)",  # torch.where(cond), or imported under another name
         # a name with mask in it as an index, so followed by ] , & | ^ or ) (the rule reads
         # mask in any case: attn_Mask)
         rf"[mM][aA][sS][kK]\w*{GAP}[\],&|^)]",
-        r"[\w)\]]\[[^\]\n]*(?:[<>~]|[=!]=)",  # a subscript (not a list display) with a comparison
+        # a subscript (not a list display) with a comparison; led by the literal [, which
+        # re finds fast, and not by a class that matches at every word character
+        r"\[(?<=[\w)\]]\[)[^\]\n]*(?:[<>~]|[=!]=)",
         r"\.bool\(\)",
     )
     REQUIRES = (TRAINING_PATH,)  # it flags only in the training path

@@ -24,6 +24,7 @@ from migrate_xla.rule import (
     EQUAL, PL, SAFE, TORCH_XLA, XM, XR, Import, Rule, append_keyword, call_arg, code_of, drop_items, last_name,
     parse_expr, string_value, subtree,
 )
+from migrate_xla.tree import codegen
 
 XS = Import("torch_xla.distributed.spmd", asname="xs")
 DISTRIBUTED_SAMPLER = Import("torch.utils.data.distributed", "DistributedSampler")
@@ -68,7 +69,7 @@ def _launcher(rule: Rule, node: cst.CSTNode) -> bool:
 def _module_text(rule: Rule, module: cst.Module) -> str:
     """The file's text, generated once for all target rules."""
     if "text" not in rule.ctx.shared:
-        rule.ctx.shared["text"] = module.code
+        rule.ctx.shared["text"] = codegen(module)
     return rule.ctx.shared["text"]
 
 

@@ -18,14 +18,13 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
 import libcst as cst
-from libcst._nodes.internal import CodegenState
 
 from migrate_xla import registry
 from migrate_xla.imports import apply_imports
 from migrate_xla.rule import TARGETS, Diagnostic, FileContext, Rule, WholeModuleNeeded
 from migrate_xla.slicing import Slice, slice_text
 from migrate_xla.sources import Found, Patterns, Source, SourceError, read_source
-from migrate_xla.tree import TRIVIA, Transformer, subclasses
+from migrate_xla.tree import TRIVIA, FastCodegen, Transformer, codegen, subclasses
 
 
 class MigrationError(Exception):
@@ -254,13 +253,19 @@ SLICE_FROM = 8000
 def _slice(text: str, rules: Sequence[type[Rule]]) -> Slice | None:
     if len(text) < SLICE_FROM or any(rule.WHOLE_MODULE for rule in rules):
         return None
-    return slice_text(text, _keep(tuple(rules)))
+    return slice_text(text, _keep(rules))
+
+
+def _keep(rules: Sequence[type[Rule]]) -> list[re.Pattern[str]]:
+    """What keeps a unit in a slice: a trigger or context pattern of one of ``rules``.
+    One pattern a rule, compiled once: a union for each file's own set of rules would
+    be compiled again for most files."""
+    return [_rule_trigger(rule)[0] for rule in rules] + [p for rule in rules for p in _context(rule)]
 
 
 @lru_cache(maxsize=None)
-def _keep(rules: tuple[type[Rule], ...]) -> tuple[re.Pattern[str], ...]:
-    """What keeps a unit in a slice: a trigger or context pattern of one of ``rules``."""
-    return (re.compile("|".join(f"(?:{t})" for rule in rules for t in (*rule.TRIGGERS, *rule.CONTEXT))),)
+def _context(rule: type[Rule]) -> tuple[re.Pattern[str], ...]:
+    return tuple(map(re.compile, rule.CONTEXT))
 
 
 def _migrate(
@@ -274,14 +279,16 @@ def _migrate(
         if piece is not None:
             raise WholeModuleNeeded from None  # the whole file's own error, or none
         raise MigrationError(f"cannot parse: {_syntax_error(text, filename, exc)}") from None
-    ctx = FileContext(unsafe_fixes=options.unsafe_fixes, target=options.target, sliced=piece is not None)
+    ctx = FileContext(
+        unsafe_fixes=options.unsafe_fixes, target=options.target, sliced=piece is not None, source=source
+    )
     new_module = RuleRunner(ctx, [rule(ctx) for rule in rules], piece).run(module)
     whole = str if piece is None else piece.splice
     new_module = apply_imports(new_module, ctx.imports_to_add, ctx.imports_to_remove, whole)
     diagnostics = _positioned(module, ctx, None if piece is None else piece.line)
     # Nothing changed: the traversal hands back the parsed module itself, whose code is
     # the text (LibCST round-trips byte for byte), so code generation is skipped.
-    new_text = text if new_module is module else whole(new_module.code)
+    new_text = text if new_module is module else whole(codegen(new_module))
     if new_text != text:
         try:
             compile(new_text, filename, "exec", dont_inherit=True)
@@ -307,7 +314,7 @@ def _syntax_error(text: str, filename: str, exc: cst.ParserSyntaxError) -> str:
 
 
 @dataclass
-class _PositionRecorder(CodegenState):
+class _PositionRecorder(FastCodegen):
     """Code generation that notes where the wanted nodes start, and nothing else.
 
     LibCST's PositionProvider records every node of the file, at 4 to 8 times the cost
@@ -336,12 +343,17 @@ class _PositionRecorder(CodegenState):
         if id(node) in self.wanted:  # nodes without a syntactic position of their own
             self.found[id(node)] = self.here()
 
-    @contextmanager
     def record_syntactic_position(self, node, *, start_node=None, end_node=None):
-        if start_node is None and id(node) in self.wanted:
+        if id(node) not in self.wanted:
+            return super().record_syntactic_position(node)  # most nodes: FastCodegen's no-op
+        return self._record(node, start_node)
+
+    @contextmanager
+    def _record(self, node, start_node):
+        if start_node is None:
             self.found[id(node)] = self.here()
         yield
-        if start_node is not None and id(node) in self.wanted:
+        if start_node is not None:
             self.found[id(node)] = self.found.get(id(start_node))
 
 

@@ -21,6 +21,7 @@ from typing import Callable, Iterable
 import libcst as cst
 
 from migrate_xla.rule import Import, dotted_name
+from migrate_xla.tree import codegen
 
 
 def apply_imports(
@@ -145,7 +146,7 @@ def _name_uses(code: str) -> Counter:
 
 
 def _remove_unused(module: cst.Module, specs: list[Import], whole: Callable[[str], str]) -> cst.Module:
-    uses = _name_uses(whole(module.code))
+    uses = _name_uses(whole(codegen(module)))
     body = []
     carried: list[cst.EmptyLine] = []  # the comments above a removed import go to the next line
     for statement in module.body:

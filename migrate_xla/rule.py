@@ -17,7 +17,7 @@ from typing import Callable, ClassVar, Iterable, Sequence
 
 import libcst as cst
 
-from migrate_xla.tree import children
+from migrate_xla.tree import children, codegen
 
 SAFE = "safe"
 UNSAFE = "unsafe"
@@ -197,6 +197,7 @@ class FileContext:
     todos: dict[int, list[tuple[str, str]]] = field(default_factory=dict)
     shared: dict[str, object] = field(default_factory=dict)  # analyses several rules share
     sliced: bool = False  # the tree is a slice of the file (migrate_xla.slicing)
+    source: str = ""  # the code the tree was parsed from (the slice's, when sliced)
 
     # -- names ---------------------------------------------------------------
     def learn_import(self, node: cst.Import | cst.ImportFrom) -> None:
@@ -392,7 +393,7 @@ def last_name(node: cst.CSTNode) -> str:
 
 def code_of(node: cst.CSTNode) -> str:
     """The source code of a node, for messages and templates."""
-    return cst.Module(body=[]).code_for_node(node)
+    return codegen(node)
 
 
 # `keyword=value` with no spaces, as PEP 8 writes keyword arguments

@@ -30,6 +30,7 @@ import ast
 import re
 import warnings
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Sequence
 
 from migrate_xla.rule import WholeModuleNeeded, words
@@ -40,16 +41,17 @@ _PLACEHOLDER_LINE = re.compile(r"^([ \t]*)" + _PLACEHOLDER.pattern + r"(?:\r\n|\
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import\b", re.MULTILINE)
 _IMPORT_STATEMENT = re.compile(
-    r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import[ \t]+(?P<from_names>\([^)]*\)|[^\n;#]*)|import[ \t]+(?P<names>[^\n;#]*))",
+    r"^[ \t]*(?:from[ \t]+(?P<module>[\w.]+)[ \t]+import[ \t]+(?P<from_names>\([^)]*\)|[^\n;#]*)|import[ \t]+(?P<names>[^\n;#]*))",
     re.MULTILINE,
 )
+_COMMENT = re.compile(r"#[^\n]*")
 _COMPOUND = (
     ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
     ast.With, ast.AsyncWith, ast.Try, getattr(ast, "TryStar", ast.Try), ast.Match,
 )
 
 # A slice must leave out at least this share of the file, or the whole file is parsed.
-MIN_SAVING = 0.2
+MIN_SAVING = 0.1
 
 
 @dataclass
@@ -108,7 +110,7 @@ def slice_text(text: str, keep: Sequence[re.Pattern[str]]) -> Slice | None:
         return None
     lines = _LINE.findall(text)
     try:
-        builder = _Builder(lines, [*keep, *_alias_patterns(text, keep)])
+        builder = _Builder(text, lines, [*keep, *_alias_patterns(text, keep)])
         builder.body(tree.body, "", len(lines))
     except _NoSlice:
         return None
@@ -122,8 +124,10 @@ class _NoSlice(Exception):
 
 
 class _Builder:
-    def __init__(self, lines: list[str], keep: Sequence[re.Pattern[str]]) -> None:
+    def __init__(self, text: str, lines: list[str], keep: Sequence[re.Pattern[str]]) -> None:
+        self.text = text
         self.lines = lines
+        self.offsets = [0, *accumulate(map(len, lines))]  # where each line starts in text
         self.keep = keep
         self.cuts: list[tuple[int, int, str]] = []  # (first line, end line, indent), 0-based, end exclusive
         self.imports: list[ast.Import | ast.ImportFrom] = []  # the imports inside skipped units
@@ -137,9 +141,8 @@ class _Builder:
             first = _first_line(unit[0]) - 1
             next_first = _first_line(units[index + 1][0]) - 1 if index + 1 < len(units) else block_end
             end = self._end(unit[-1], indent, next_first)
-            text = "".join(self.lines[first:end])
             docstring = index == 0 and not indent and _is_docstring(unit[0])
-            if docstring or self._needed(unit, text):
+            if docstring or self._needed(unit, first, end):
                 if run:
                     self._cut(run[0], run[1], indent)
                     run = []
@@ -149,7 +152,7 @@ class _Builder:
             line = self.lines[first]
             if not line.startswith(indent) or line[len(indent):][:1] in (" ", "\t"):
                 raise _NoSlice  # indentation that is not the block's
-            if _IMPORT_LINE.search(text):
+            if _IMPORT_LINE.search(self.text, self.offsets[first], self.offsets[end]):
                 self.imports.extend(n for s in unit for n in ast.walk(s) if isinstance(n, (ast.Import, ast.ImportFrom)))
             run = [run[0] if run else first, end]
         if run:
@@ -164,10 +167,14 @@ class _Builder:
         if indent:
             self.body(node.body, indent, end)
 
-    def _needed(self, unit: list[ast.stmt], text: str) -> bool:
-        if any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in unit) or "get_ipython" in text:
+    def _needed(self, unit: list[ast.stmt], first: int, end: int) -> bool:
+        """Whether the unit in lines [first, end) is kept: an import, or a pattern occurs in it."""
+        if any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in unit):
             return True  # imports (and a notebook's commands among them) place the imports a fix adds
-        return any(pattern.search(text) for pattern in self.keep)
+        start, stop = self.offsets[first], self.offsets[end]
+        return self.text.find("get_ipython", start, stop) >= 0 or any(
+            pattern.search(self.text, start, stop) for pattern in self.keep
+        )
 
     def _end(self, last: ast.stmt, indent: str, next_first: int) -> int:
         """Where a unit's text ends (0-based, exclusive): its last line, or the last
@@ -254,7 +261,10 @@ def _ends_in_block(statement: ast.stmt, lines: list[str]) -> bool:
 
 
 def _alias_patterns(text: str, keep: Sequence[re.Pattern[str]]) -> list[re.Pattern[str]]:
-    """Words for the local names bound by the imports that a pattern of ``keep`` occurs in."""
+    """Words for the local names bound by imports that a pattern of ``keep`` occurs in,
+    one imported name at a time: ``from torch.cuda import Stream as S, foo`` gives ``S``
+    (``from torch.cuda import Stream`` names ``cuda``), and ``foo`` only if its own
+    ``from torch.cuda import foo`` does."""
     names: set[str] = set()
     for match in _IMPORT_STATEMENT.finditer(text):
         statement = match.group(0)
@@ -262,11 +272,19 @@ def _alias_patterns(text: str, keep: Sequence[re.Pattern[str]]) -> list[re.Patte
             continue
         if statement.rstrip().endswith("\\") or "*" in statement:
             raise _NoSlice  # names it binds that this cannot read
-        names_part = match.group("from_names") or match.group("names") or ""
-        for item in names_part.strip("() \t\r\n").split(","):
+        module = match.group("module")
+        listed = _COMMENT.sub("", match.group("from_names") if module else match.group("names"))
+        for item in listed.strip("() \t\r\n").split(","):
             parts = item.split()
+            if not parts:
+                continue
+            single = f"from {module} import {parts[0]}" if module else f"import {parts[0]}"
+            if not any(pattern.search(single) for pattern in keep):
+                continue
             if len(parts) == 3 and parts[1] == "as":
                 names.add(parts[2])
-            elif len(parts) == 1 and match.group("from_names") is not None:
+            elif len(parts) == 1 and module:
                 names.add(parts[0])
+            elif len(parts) != 1:
+                raise _NoSlice
     return [re.compile(words(*sorted(names)))] if names else []

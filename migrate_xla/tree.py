@@ -11,9 +11,11 @@ changed (benchmarks/README.md).
 from __future__ import annotations
 
 import dataclasses
+from contextlib import nullcontext
 from typing import Callable
 
 import libcst as cst
+from libcst._nodes.internal import CodegenState
 
 # -- the fields a node type visits, in code order ---------------------------------------
 
@@ -211,3 +213,29 @@ class Transformer:
                 out.append(item)
         return items if out is None else tuple(out)
 
+
+
+# -- code generation ------------------------------------------------------------------
+
+
+class FastCodegen(CodegenState):
+    """LibCST's code generation without its cost per node: ``record_syntactic_position``
+    is a ``contextlib.contextmanager`` that does nothing unless positions are wanted,
+    and making one for every node took about a third of the time of ``Module.code``."""
+
+    def record_syntactic_position(self, node, *, start_node=None, end_node=None):
+        return _NOTHING
+
+
+_NOTHING = nullcontext()
+
+
+def codegen(node: cst.CSTNode, module: cst.Module | None = None) -> str:
+    """``module.code_for_node(node)`` (``module.code`` for the module), generated faster."""
+    module = node if module is None and type(node) is cst.Module else module
+    state = FastCodegen(
+        default_indent=module.default_indent if module else " " * 4,
+        default_newline=module.default_newline if module else "\n",
+    )
+    node._codegen(state)
+    return "".join(state.tokens)
