@@ -307,7 +307,7 @@ from migrate_xla import engine, registry
 from migrate_xla.sources import Found
 import libcst
 options = engine.options_for()
-engine._trigger(options.codes, options.target)
+engine._triggered(options.rules, "")
 t2 = time.perf_counter()
 path = Path(sys.argv[1])
 libcst.parse_module(path.read_text(encoding="utf-8"))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -32,7 +33,6 @@ def main() -> int:
     files = walk(torch_dir().resolve())
     files = files[:400] if step == 0 else files[::step]
     options = engine.options_for()
-    trigger = engine._trigger(options.codes, options.target)
     spent = dict.fromkeys((*PHASES, "baseline parse", "baseline codegen"), 0.0)
     parsed = sliced = fell_back = 0
     for path in files:
@@ -50,7 +50,7 @@ def main() -> int:
         lap("baseline parse")
         baseline.code
         lap("baseline codegen")
-        triggered = engine._triggered(options.rules, text) if trigger.search(text) else []
+        triggered = engine._triggered(options.rules, text)
         lap("pre-filter")
         if not triggered:
             continue
@@ -67,7 +67,8 @@ def main() -> int:
                 new = engine.RuleRunner(ctx, [rule(ctx) for rule in triggered], attempt).run(module)
                 lap("rules")
                 whole = str if attempt is None else attempt.splice
-                new = imports.apply_imports(new, ctx.imports_to_add, ctx.imports_to_remove, whole)
+                elsewhere = Counter if attempt is None else attempt.name_uses
+                new = imports.apply_imports(new, ctx.imports_to_add, ctx.imports_to_remove, elsewhere)
                 lap("imports")
                 engine._positioned(module, ctx, None if attempt is None else attempt.line)
                 lap("positions")

@@ -6,31 +6,30 @@ about 0.4 s a file (matcher dispatch on every node, full scope analysis) against
 - add ``import m``, ``import m as a`` or ``from m import n [as a]`` after the module's
   leading imports (IPython commands among them, such as a notebook's ``!pip install``,
   are passed over), unless an import already binds the name;
-- remove a top-level import whose name the migrated code no longer uses: no name token
-  of the generated code outside import statements (strings, comments and attributes
-  ``x.name`` aside) refers to it. The comments above a removed import move down.
+- remove a top-level import whose name the migrated code no longer uses: no ``Name``
+  node of the migrated tree outside import statements (attributes ``x.name`` aside,
+  f-string expressions included) refers to it. The comments above a removed import
+  move down.
 """
 
 from __future__ import annotations
 
-import io
-import tokenize
 from collections import Counter
 from typing import Callable, Iterable
 
 import libcst as cst
 
 from migrate_xla.rule import Import, dotted_name
-from migrate_xla.tree import codegen
+from migrate_xla.tree import children
 
 
 def apply_imports(
-    module: cst.Module, add: Iterable[Import], remove: Iterable[Import], whole: Callable[[str], str] = str
+    module: cst.Module, add: Iterable[Import], remove: Iterable[Import], elsewhere: Callable[[], Counter] = Counter
 ) -> cst.Module:
-    """``whole``: the whole file's code for the module's (the module may be a slice)."""
+    """``elsewhere``: the name uses of code that is not in ``module`` (a slice's skipped units)."""
     remove = list(remove)
     if remove:
-        module = _remove_unused(module, remove, whole)
+        module = _remove_unused(module, remove, elsewhere())
     add = [spec for spec in add if not _already_imported(module, spec)]
     if add:
         module = _add(module, sorted(add, key=lambda s: (s.obj is not None, s.module, s.obj or "", s.asname or "")))
@@ -123,30 +122,24 @@ def _add(module: cst.Module, specs: list[Import]) -> cst.Module:
     return module.with_changes(body=[*body[:position], *new, *body[position:]])
 
 
-def _name_uses(code: str) -> Counter:
+def _name_uses(module: cst.Module) -> Counter:
     """How often each name is used as a name (not as ``.attribute``) outside imports."""
     uses: Counter = Counter()
-    previous = None
-    in_import = False
-    line_start = True
-    for token in tokenize.generate_tokens(io.StringIO(code).readline):
-        if token.type in (tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
-            if token.type == tokenize.NEWLINE:
-                line_start, in_import = True, False
-            continue
-        if line_start:
-            in_import = token.string in ("import", "from")
-            line_start = False
-        elif token.string == ";":
-            line_start = True
-        if token.type == tokenize.NAME and previous != "." and not in_import:
-            uses[token.string] += 1
-        previous = token.string
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.Name:
+            uses[node.value] += 1
+        elif kind is cst.Attribute:
+            stack.append(node.value)  # its attr is a name, not a use of one
+        elif kind is not cst.Import and kind is not cst.ImportFrom:
+            stack.extend(children(node))
     return uses
 
 
-def _remove_unused(module: cst.Module, specs: list[Import], whole: Callable[[str], str]) -> cst.Module:
-    uses = _name_uses(whole(codegen(module)))
+def _remove_unused(module: cst.Module, specs: list[Import], elsewhere: Counter) -> cst.Module:
+    uses = _name_uses(module) + elsewhere
     body = []
     carried: list[cst.EmptyLine] = []  # the comments above a removed import go to the next line
     for statement in module.body:

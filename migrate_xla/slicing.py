@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 import re
 import warnings
+from collections import Counter
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Sequence
@@ -45,6 +46,12 @@ _IMPORT_STATEMENT = re.compile(
     re.MULTILINE,
 )
 _COMMENT = re.compile(r"#[^\n]*")
+# The names ast keeps as strings that LibCST keeps as Name nodes (other than attributes).
+_NAME_FIELDS = {
+    ast.FunctionDef: ("name",), ast.AsyncFunctionDef: ("name",), ast.ClassDef: ("name",), ast.arg: ("arg",),
+    ast.keyword: ("arg",), ast.Global: ("names",), ast.Nonlocal: ("names",), ast.ExceptHandler: ("name",),
+    ast.MatchAs: ("name",), ast.MatchStar: ("name",), ast.MatchMapping: ("rest",), ast.MatchClass: ("kwd_attrs",),
+}
 _COMPOUND = (
     ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
     ast.With, ast.AsyncWith, ast.Try, getattr(ast, "TryStar", ast.Try), ast.Match,
@@ -62,6 +69,7 @@ class Skipped:
     text: str
     indent: str
     imports: list[tuple[str | None, list[tuple[str, str | None]]]]
+    statements: list[ast.stmt]
 
 
 @dataclass
@@ -86,6 +94,26 @@ class Slice:
         if seen != list(range(len(self.skipped))):
             raise WholeModuleNeeded
         return whole
+
+    def name_uses(self) -> Counter:
+        """How often each name is used in the skipped units, as imports.apply_imports
+        counts them in a tree: as a name, not an ``.attribute``, outside imports."""
+        uses: Counter = Counter()
+        stack: list[ast.AST] = [s for skipped in self.skipped for s in skipped.statements]
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind is ast.Name:
+                uses[node.id] += 1
+                continue
+            if kind is ast.Import or kind is ast.ImportFrom:
+                continue
+            for field in _NAME_FIELDS.get(kind, ()):
+                value = getattr(node, field)
+                for name in [value] if isinstance(value, str) else value or ():
+                    uses[name] += 1
+            stack.extend(ast.iter_child_nodes(node))
+        return uses
 
     def line(self, line: int) -> int:
         """The file's line for a line of the slice."""
@@ -130,13 +158,14 @@ class _Builder:
         self.offsets = [0, *accumulate(map(len, lines))]  # where each line starts in text
         self.keep = keep
         self.cuts: list[tuple[int, int, str]] = []  # (first line, end line, indent), 0-based, end exclusive
+        self.statements: list[list[ast.stmt]] = []  # the statements of each cut
         self.imports: list[ast.Import | ast.ImportFrom] = []  # the imports inside skipped units
         self.left_out = 0
 
     def body(self, statements: list[ast.stmt], indent: str, block_end: int) -> None:
         """Choose the units of one block: ``statements`` at ``indent``, the block's lines ending at ``block_end``."""
         units = _units(statements)
-        run: list[int] = []  # first and end line of the run of skipped units being built
+        run: list = []  # first and end line of the run of skipped units being built, and its statements
         for index, unit in enumerate(units):
             first = _first_line(unit[0]) - 1
             next_first = _first_line(units[index + 1][0]) - 1 if index + 1 < len(units) else block_end
@@ -144,7 +173,7 @@ class _Builder:
             docstring = index == 0 and not indent and _is_docstring(unit[0])
             if docstring or self._needed(unit, first, end):
                 if run:
-                    self._cut(run[0], run[1], indent)
+                    self._cut(*run, indent)
                     run = []
                 if len(unit) == 1 and isinstance(unit[0], ast.ClassDef):
                     self._class(unit[0], end)
@@ -154,9 +183,9 @@ class _Builder:
                 raise _NoSlice  # indentation that is not the block's
             if _IMPORT_LINE.search(self.text, self.offsets[first], self.offsets[end]):
                 self.imports.extend(n for s in unit for n in ast.walk(s) if isinstance(n, (ast.Import, ast.ImportFrom)))
-            run = [run[0] if run else first, end]
+            run = [run[0], end, run[2] + unit] if run else [first, end, unit]
         if run:
-            self._cut(run[0], run[1], indent)
+            self._cut(*run, indent)
 
     def _class(self, node: ast.ClassDef, end: int) -> None:
         """Slice a kept class's members too, when its body is an indented block."""
@@ -188,8 +217,9 @@ class _Builder:
                     end = number + 1
         return end
 
-    def _cut(self, first: int, end: int, indent: str) -> None:
+    def _cut(self, first: int, end: int, statements: list[ast.stmt], indent: str) -> None:
         self.cuts.append((first, end, indent))
+        self.statements.append(statements)
         self.left_out += sum(map(len, self.lines[first:end]))
 
     def slice(self) -> Slice:
@@ -204,7 +234,8 @@ class _Builder:
             newline = last[len(last.rstrip("\r\n")):]
             parts.append(indent + PLACEHOLDER.format(index) + newline)
             line += 1
-            result.skipped.append(Skipped("".join(self.lines[first:end]), indent, self._imports(first, end)))
+            text = "".join(self.lines[first:end])
+            result.skipped.append(Skipped(text, indent, self._imports(first, end), self.statements[index]))
             result._starts.append((line, end - first - 1))
             done = end
         parts.extend(self.lines[done:])

@@ -153,13 +153,11 @@ def test_output_that_does_not_compile_is_refused(monkeypatch):
     from migrate_xla import engine
 
     engine._rules_for.cache_clear()
-    engine._trigger.cache_clear()
     try:
         with pytest.raises(MigrationError, match="does not compile"):
             migrate_code("import torch\nx = torch.cuda\n", engine.Options(codes=("XLA198",)))
     finally:
         engine._rules_for.cache_clear()
-        engine._trigger.cache_clear()
 
 
 def test_codes_are_unique_and_well_formed():
