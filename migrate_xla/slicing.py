@@ -40,6 +40,8 @@ PLACEHOLDER = "__xla_migrate_skipped_{}__"
 _PLACEHOLDER = re.compile(r"__xla_migrate_skipped_(\d+)__")
 _PLACEHOLDER_LINE = re.compile(r"^([ \t]*)" + _PLACEHOLDER.pattern + r"(?:\r\n|\n|\Z)", re.MULTILINE)
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+# Where an import statement may start: a line, or after ``if x:`` or ``;``.
+_IMPORT_START = re.compile(r"(?:^|[:;])[ \t]*(?:from|import)[ \t\\]", re.MULTILINE)
 _IMPORT_STATEMENT = re.compile(
     r"^[ \t]*(?:from[ \t]+(?P<module>[\w.]+)[ \t]+import[ \t]+(?P<from_names>\([^)]*\)|[^\n;#]*)|import[ \t]+(?P<names>[^\n;#]*))",
     re.MULTILINE,
@@ -180,7 +182,7 @@ class _Builder:
             line = self.lines[first]
             if not line.startswith(indent) or line[len(indent):][:1] in (" ", "\t"):
                 raise _NoSlice  # indentation that is not the block's
-            if self.text.find("import", self.offsets[first], self.offsets[end]) >= 0:
+            if _IMPORT_START.search(self.text, self.offsets[first], self.offsets[end]):
                 self.imports.extend(n for s in unit for n in ast.walk(s) if isinstance(n, (ast.Import, ast.ImportFrom)))
             run = [run[0], end, run[2] + unit] if run else [first, end, unit]
         if run:

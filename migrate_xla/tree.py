@@ -80,11 +80,17 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     out: list[cst.CSTNode] = []
     for name in fields_in_order(node):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        kind = type(value)  # exact type checks: isinstance on LibCST's ABCs is slow
+        if kind in NODE_TYPES:
             out.append(value)
-        elif isinstance(value, (tuple, list)):
+        elif kind is tuple or kind is list:
             out.extend(value)
+        elif kind not in _NOT_NODES and isinstance(value, (cst.CSTNode, tuple, list)):
+            out.extend(value if isinstance(value, (tuple, list)) else [value])  # a subclass of either
     return out
+
+
+_NOT_NODES = frozenset({type(None), cst.MaybeSentinel, str})
 
 
 # -- a copy-on-write transformation -------------------------------------------------------

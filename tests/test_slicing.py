@@ -188,12 +188,21 @@ def test_a_moved_placeholder_falls_back_to_the_whole_file():
 SLICED_CASES = {
     "imports in a skipped function are learned in place": """\
         def setup():
-            import torch.cuda as tc
+            import torch as t
             return 1
 
 
         def sync():
-            tc.synchronize()
+            t.cuda.synchronize()
+        """,
+    "a one-line import in a skipped function is learned too": """\
+        def setup():
+            if True: import torch as t
+            return 1
+
+
+        def sync():
+            t.cuda.synchronize()
         """,
     "a name bound by an import the patterns name keeps its users": """\
         import torch
@@ -245,17 +254,15 @@ SLICED_CASES = {
             def tick(self):
                 self.start.record()
         """,
-    "an unused import removed while a skipped unit still uses it": """\
+    "an import a fix frees is kept while a skipped unit still uses it": """\
         import torch
-        from torch.cuda.amp import autocast
 
 
         def unrelated():
-            return autocast
+            return torch.zeros(1)
 
 
-        with autocast():
-            y = 1
+        torch.cuda.synchronize()
         """,
 }
 
@@ -263,6 +270,12 @@ SLICED_CASES = {
 @pytest.mark.parametrize("name", SLICED_CASES)
 def test_sliced_migrations_equal_whole_ones(always_slice, name):
     text = textwrap.dedent(SLICED_CASES[name])
+    piece = engine._slice(text, engine._triggered(options_for().rules, text))
+    assert piece is not None and piece.skipped  # the case really leaves something out
     for unsafe in (False, True):
         options = options_for(unsafe_fixes=unsafe)
         assert migrate_code(text, options) == whole(text, options)
+    if "learned" in name:
+        assert "xla" in migrate_code(text, options_for())[0]  # the alias was seen: the call was converted
+    if "frees" in name:
+        assert "import torch\n" in migrate_code(text, options_for())[0]
