@@ -110,21 +110,29 @@ def count_lines(files: list[Path]) -> int:
     return total
 
 
-def prefilter_passes(files: list[Path]) -> int:
-    """How many files wake an enabled rule (its TRIGGERS and REQUIRES occur), so get parsed."""
+def prefilter_passes(files: list[Path]) -> tuple[int, int, float]:
+    """How many files wake an enabled rule (its TRIGGERS and REQUIRES occur), so get
+    parsed; how many of those are parsed as a slice (migrate_xla/slicing.py); and the
+    share of the corpus's characters that is parsed (a slice's own text for those)."""
     sys.path.insert(0, str(REPO))
     from migrate_xla import engine
     from migrate_xla.sources import SourceError, read_source
 
     options = engine.options_for()
-    passed = 0
+    passed = sliced = parsed = total = 0
     for path in files:
         try:
             text = read_source(path).text
         except SourceError:
             continue
-        passed += bool(engine._triggered(options.rules, text))
-    return passed
+        total += len(text)
+        woken = engine._triggered(options.rules, text)
+        if woken:
+            passed += 1
+            piece = engine._slice(text, woken)
+            sliced += piece is not None
+            parsed += len(text if piece is None else piece.text)
+    return passed, sliced, parsed / max(1, total)
 
 
 def timed(cmd: list[str], **kwargs) -> tuple[float, float, subprocess.CompletedProcess]:
@@ -175,10 +183,13 @@ def main() -> int:
     # a --limit subset is given file by file.
     cli_paths = [str(root)] if not args.limit else [str(p) for p in files]
     lines = count_lines(files)
-    passed = prefilter_passes(files)
+    passed, sliced, parsed = prefilter_passes(files)
     print(f"corpus:      {root}")
     print(f"files:       {len(files)}   lines: {lines}   jobs: {JOBS}   cpus: {os.cpu_count()}")
-    print(f"pre-filter:  {passed} of {len(files)} files match a trigger and get parsed ({passed / max(1, len(files)):.0%})")
+    print(
+        f"pre-filter:  {passed} of {len(files)} files match a trigger and get parsed ({passed / max(1, len(files)):.0%}), "
+        f"{sliced} of them as a slice; {parsed:.0%} of the corpus's characters are parsed"
+    )
 
     cli_runs, base_runs = [], []  # (wall, cpu) per run
     with tempfile.TemporaryDirectory(prefix="bench-corpus-") as tmp:
