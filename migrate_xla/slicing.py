@@ -64,11 +64,14 @@ MIN_SAVING = 0.1
 
 @dataclass
 class Skipped:
-    """One placeholder line of a slice: the original text it stands for, and the imports
-    that text makes, as ``(module or None, [(name, asname), ...])`` in order."""
+    """One placeholder line of a slice: the original text it stands for (its statements,
+    whole lines), and the imports that text makes, as ``(module or None, [(name, asname),
+    ...])`` in order."""
 
     text: str
     indent: str
+    line: int  # the placeholder's line in the slice
+    extra_lines: int  # the lines of ``text`` beyond the placeholder's one
     imports: list[tuple[str | None, list[tuple[str, str | None]]]]
     statements: list[ast.stmt]
 
@@ -77,7 +80,6 @@ class Skipped:
 class Slice:
     text: str
     skipped: list[Skipped] = field(default_factory=list)
-    _starts: list[tuple[int, int]] = field(default_factory=list)  # (slice line of a placeholder, extra lines)
 
     def splice(self, code: str) -> str:
         """The whole file's code for the slice's migrated ``code``; WholeModuleNeeded when
@@ -118,7 +120,7 @@ class Slice:
 
     def line(self, line: int) -> int:
         """The file's line for a line of the slice."""
-        return line + sum(extra for start, extra in self._starts if start < line)
+        return line + sum(s.extra_lines for s in self.skipped if s.line < line)
 
     @staticmethod
     def placeholder_index(name: str) -> int | None:
@@ -160,7 +162,6 @@ class _Builder:
         self.keep = keep
         self.cuts: list[tuple[int, int, str]] = []  # (first line, end line, indent), 0-based, end exclusive
         self.statements: list[list[ast.stmt]] = []  # the statements of each cut
-        self.imports: list[ast.Import | ast.ImportFrom] = []  # the imports inside skipped units
         self.left_out = 0
 
     def body(self, statements: list[ast.stmt], indent: str, block_end: int) -> None:
@@ -182,8 +183,6 @@ class _Builder:
             line = self.lines[first]
             if not line.startswith(indent) or line[len(indent):][:1] in (" ", "\t"):
                 raise _NoSlice  # indentation that is not the block's
-            if _IMPORT_START.search(self.text, self.offsets[first], self.offsets[end]):
-                self.imports.extend(n for s in unit for n in ast.walk(s) if isinstance(n, (ast.Import, ast.ImportFrom)))
             run = [run[0], end, run[2] + unit] if run else [first, end, unit]
         if run:
             self._cut(*run, indent)
@@ -236,24 +235,26 @@ class _Builder:
             parts.append(indent + PLACEHOLDER.format(index) + newline)
             line += 1
             text = "".join(self.lines[first:end])
-            result.skipped.append(Skipped(text, indent, self._imports(first, end), self.statements[index]))
-            result._starts.append((line, end - first - 1))
+            statements = self.statements[index]
+            imports = _imports(statements) if _IMPORT_START.search(text) else []
+            result.skipped.append(Skipped(text, indent, line, end - first - 1, imports, statements))
             done = end
         parts.extend(self.lines[done:])
         result.text = "".join(parts)
         return result
 
-    def _imports(self, first: int, end: int) -> list[tuple[str | None, list[tuple[str, str | None]]]]:
-        """The imports made in lines [first, end), in code order, as FileContext.learn_names takes them."""
-        found = [node for node in self.imports if first < node.lineno <= end]
-        found.sort(key=lambda node: (node.lineno, node.col_offset))
-        out = []
-        for node in found:
-            if isinstance(node, ast.Import):
-                out.append((None, [(alias.name, alias.asname) for alias in node.names]))
-            elif not node.level and node.module is not None and node.names[0].name != "*":
-                out.append((node.module, [(alias.name, alias.asname) for alias in node.names]))
-        return out
+
+def _imports(statements: list[ast.stmt]) -> list[tuple[str | None, list[tuple[str, str | None]]]]:
+    """The imports made in ``statements``, in code order, as FileContext.learn_names takes them."""
+    found = [node for s in statements for node in ast.walk(s) if isinstance(node, (ast.Import, ast.ImportFrom))]
+    found.sort(key=lambda node: (node.lineno, node.col_offset))
+    out: list[tuple[str | None, list[tuple[str, str | None]]]] = []
+    for node in found:
+        if isinstance(node, ast.Import):
+            out.append((None, [(alias.name, alias.asname) for alias in node.names]))
+        elif not node.level and node.module is not None and node.names[0].name != "*":
+            out.append((node.module, [(alias.name, alias.asname) for alias in node.names]))
+    return out
 
 
 def _units(statements: list[ast.stmt]) -> list[list[ast.stmt]]:
