@@ -1,8 +1,9 @@
 """One file through the migration pipeline; many files through a process pool.
 
 The pipeline (design.md, "The pipeline for one file"): pre-filter with the enabled
-rules' triggers, parse once, run every enabled rule in code order in one traversal,
-apply the scheduled imports once, check that the result compiles.
+rules' triggers, parse once (a big file as a slice without what no woken rule needs,
+migrate_xla/slicing.py), run every woken rule in code order in one traversal, apply
+the scheduled imports once, check that the result compiles.
 """
 
 from __future__ import annotations
