@@ -24,7 +24,6 @@ from migrate_xla.rule import (
     EQUAL, PL, SAFE, TORCH_XLA, XM, XR, Import, Rule, append_keyword, call_arg, code_of, drop_items, last_name,
     parse_expr, string_value, subtree,
 )
-from migrate_xla.tree import codegen
 
 XS = Import("torch_xla.distributed.spmd", asname="xs")
 DISTRIBUTED_SAMPLER = Import("torch.utils.data.distributed", "DistributedSampler")
@@ -54,7 +53,7 @@ def _distributed(rule: Rule, module: cst.Module) -> bool:
     calls and classes it names, resolved through its imports.
     """
     if "distributed" not in rule.ctx.shared:
-        text = _module_text(rule, module)
+        text = rule.ctx.source
         found = bool(DISTRIBUTED_TEXT.search(text)) and any(
             isinstance(node, (cst.Name, cst.Attribute)) and _launcher(rule, node) for node in subtree(module)
         )
@@ -66,13 +65,6 @@ def _launcher(rule: Rule, node: cst.CSTNode) -> bool:
     return rule.qualname(node) in LAUNCHERS
 
 
-def _module_text(rule: Rule, module: cst.Module) -> str:
-    """The file's text, generated once for all target rules."""
-    if "text" not in rule.ctx.shared:
-        rule.ctx.shared["text"] = codegen(module)
-    return rule.ctx.shared["text"]
-
-
 class TargetRule(Rule):
     """A rule of a target's whole-script form. It asks about the whole file at the start:
     the engine learns imports as it meets them, so the file's imports are learned first
@@ -80,7 +72,7 @@ class TargetRule(Rule):
     processes, groups them or is in a target's form already) is left alone."""
 
     skip = False
-    WHOLE_MODULE = True  # it moves and wraps the script's code
+    WHOLE_MODULE = True  # it moves and wraps the script's code, and reads its whole text (ctx.source)
 
     def visit_Module(self, node: cst.Module) -> None:
         if not self.ctx.shared.get("imports learned"):
@@ -245,7 +237,7 @@ class DistributedSamplerForTraining(TargetRule):
 
     def skips(self, module: cst.Module) -> bool:
         # a file that builds a DistributedSampler already shards its data itself
-        return _distributed(self, module) or "DistributedSampler(" in _module_text(self, module)
+        return _distributed(self, module) or "DistributedSampler(" in self.ctx.source
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock):
         return self._in_block(original, updated)
@@ -722,7 +714,7 @@ class SpmdBatchSharding(TargetRule):
     )
 
     def skips(self, module: cst.Module) -> bool:
-        return _distributed(self, module) and "use_spmd()" not in _module_text(self, module)
+        return _distributed(self, module) and "use_spmd()" not in self.ctx.source
 
     def leave_For(self, original: cst.For, updated: cst.For):
         if self.skip or not isinstance(updated.body, cst.IndentedBlock):
