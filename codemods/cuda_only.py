@@ -18,8 +18,8 @@ import libcst as cst
 from codemods.devices import is_cuda_literal
 from migrate_xla.engine import _drop_removed_lines as drop_removed_lines
 from migrate_xla.rule import (
-    CUDA_WORD, EQUAL, words, SAFE, UNSAFE, Import, Rule, append_keyword, call_arg, children, code_of, find, names_trigger,
-    snippet, string_value,
+    CUDA_WORD, EQUAL, SAFE, UNSAFE, Import, Rule, append_keyword, call_arg, children, code_of, find, names_trigger,
+    snippet, string_value, words,
 )
 
 CUDA_MODULES = ("torch.cuda", "torch.backends.cudnn", "torch.backends.cuda")

@@ -24,8 +24,8 @@ from migrate_xla.rule import (
     Import,
     Rule,
     call_arg,
-    parse_expr,
     names_trigger,
+    parse_expr,
     string_value,
     words,
 )

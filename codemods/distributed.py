@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from migrate_xla.rule import (
-    GAP,
     EQUAL,
+    GAP,
     SAFE,
     TORCH_XLA,
     XM,

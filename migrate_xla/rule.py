@@ -202,12 +202,12 @@ class FileContext:
     # -- names ---------------------------------------------------------------
     def learn_import(self, node: cst.Import | cst.ImportFrom) -> None:
         """Record what the local names bound by an import statement refer to."""
-        if isinstance(node, cst.Import):
-            self.learn_names(None, [(dotted_name(a.name), _asname(a) if a.asname else None) for a in node.names])
-        elif not node.relative and node.module is not None and not isinstance(node.names, cst.ImportStar):
-            self.learn_names(
-                dotted_name(node.module), [(dotted_name(a.name), _asname(a) if a.asname else None) for a in node.names]
-            )
+        if isinstance(node, cst.ImportFrom) and (
+            node.relative or node.module is None or isinstance(node.names, cst.ImportStar)
+        ):
+            return
+        module = None if isinstance(node, cst.Import) else dotted_name(node.module)
+        self.learn_names(module, [(dotted_name(a.name), _asname(a) if a.asname else None) for a in node.names])
 
     def learn_names(self, module: str | None, names: Iterable[tuple[str, str | None]]) -> None:
         """``import name as asname`` (``module`` None) or ``from module import name as asname``,

@@ -236,12 +236,10 @@ class FastCodegen(CodegenState):
 _NOTHING = nullcontext()
 
 
-def codegen(node: cst.CSTNode, module: cst.Module | None = None) -> str:
-    """``module.code_for_node(node)`` (``module.code`` for the module), generated faster."""
-    module = node if module is None and type(node) is cst.Module else module
-    state = FastCodegen(
-        default_indent=module.default_indent if module else " " * 4,
-        default_newline=module.default_newline if module else "\n",
-    )
+def codegen(node: cst.CSTNode) -> str:
+    """``node``'s code, as ``Module.code`` (a module's own indent and newline) or
+    ``Module([]).code_for_node`` (the defaults) give it, generated faster."""
+    module = node if type(node) is cst.Module else cst.Module(body=[])
+    state = FastCodegen(default_indent=module.default_indent, default_newline=module.default_newline)
     node._codegen(state)
     return "".join(state.tokens)
