@@ -1,5 +1,5 @@
-"""Where the corpus time goes: CPU time of each phase of the engine (as engine._migrate
-runs them, a slice first where the engine would take one), in-process and
+"""Where the corpus time goes: CPU time of each phase of the engine (``engine.migrate_code``
+itself reports the end of each phase to a ``lap`` callback), in-process and
 single-threaded, on every Nth file of the installed torch package, against LibCST
 parse + codegen of the same files (the baseline of bench_corpus.py).
 
@@ -20,12 +20,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import libcst as cst  # noqa: E402
 
 from bench_corpus import torch_dir, walk  # noqa: E402
-from migrate_xla import engine, imports  # noqa: E402
-from migrate_xla.rule import FileContext, WholeModuleNeeded  # noqa: E402
+from migrate_xla import engine  # noqa: E402
 from migrate_xla.sources import read_source  # noqa: E402
-from migrate_xla.tree import codegen  # noqa: E402
 
-PHASES = ("read", "pre-filter", "slice", "parse", "rules", "imports", "positions", "codegen", "compile")
+# The phases engine.migrate_code reports to its ``lap`` (a slice not taken: the time spent
+# finding that it would not pay; given up: the slice's run that a rule ended).
+PHASES = (
+    "read", "pre-filter", "slice", "slice not taken", "slice given up", "parse", "rules", "imports", "positions",
+    "codegen", "compile",
+)
 
 
 def main() -> int:
@@ -34,7 +37,7 @@ def main() -> int:
     files = files[:400] if step == 0 else files[::step]
     options = engine.options_for()
     spent = dict.fromkeys((*PHASES, "baseline parse", "baseline codegen"), 0.0)
-    parsed = sliced = fell_back = 0
+    laps: Counter = Counter()
     for path in files:
         clock = time.process_time()
 
@@ -42,6 +45,7 @@ def main() -> int:
             nonlocal clock
             now = time.process_time()
             spent[phase] += now - clock
+            laps[phase] += 1
             clock = now
 
         text = read_source(path).text
@@ -50,40 +54,11 @@ def main() -> int:
         lap("baseline parse")
         baseline.code
         lap("baseline codegen")
-        triggered = engine._triggered(options.rules, text)
-        lap("pre-filter")
-        if not triggered:
-            continue
-        parsed += 1
-        piece = engine._slice(text, triggered)
-        lap("slice")
-        sliced += piece is not None
-        for attempt in (piece, None) if piece is not None else (None,):
-            try:
-                source = text if attempt is None else attempt.text
-                module = cst.parse_module(source)
-                lap("parse")
-                ctx = FileContext(sliced=attempt is not None, source=source)
-                new = engine.RuleRunner(ctx, [rule(ctx) for rule in triggered], attempt).run(module)
-                lap("rules")
-                whole = str if attempt is None else attempt.splice
-                elsewhere = Counter if attempt is None else attempt.name_uses
-                new = imports.apply_imports(new, ctx.imports_to_add, ctx.imports_to_remove, elsewhere)
-                lap("imports")
-                engine._positioned(module, ctx, None if attempt is None else attempt.line)
-                lap("positions")
-                new_text = text if new is module else whole(codegen(new))
-                lap("codegen")
-                if new_text != text:
-                    compile(new_text, str(path), "exec", dont_inherit=True)
-                lap("compile")
-                break
-            except WholeModuleNeeded:
-                lap("rules")
-                fell_back += 1
+        engine.migrate_code(text, options, str(path), lap)
     base = spent["baseline parse"] + spent["baseline codegen"]
     print(
-        f"{len(files)} files, {parsed} parsed by the engine ({sliced} as a slice, {fell_back} of them again whole); "
+        f"{len(files)} files, {laps['slice'] + laps['slice not taken']} parsed by the engine ({laps['slice']} as a "
+        f"slice, {laps['slice given up']} of them again whole); "
         f"CPU seconds and share of the baseline ({base:.2f} s)"
     )
     for phase, seconds in spent.items():

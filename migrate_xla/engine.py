@@ -229,20 +229,29 @@ def _hooks(cls: type[Rule]) -> tuple[str, ...]:
     )
 
 
+def _no_lap(phase: str) -> None:
+    pass
+
+
 def migrate_code(
-    text: str, options: Options, filename: str = "<unit>"
+    text: str, options: Options, filename: str = "<unit>", lap: Callable[[str], None] = _no_lap
 ) -> tuple[str, list[Diagnostic]]:
-    """Migrate one unit of Python code; raises MigrationError, never writes anything."""
+    """Migrate one unit of Python code; raises MigrationError, never writes anything.
+
+    ``lap(phase)`` is called as each phase ends (benchmarks/profile_corpus.py times them).
+    """
     triggered = _triggered(options.rules, text)
+    lap("pre-filter")
     if not triggered:
         return text, []
     piece = _slice(text, triggered)
+    lap("slice" if piece is not None else "slice not taken")
     if piece is not None:
         try:
-            return _migrate(text, piece, triggered, options, filename)
+            return _migrate(text, piece, triggered, options, filename, lap)
         except WholeModuleNeeded:
-            pass
-    return _migrate(text, None, triggered, options, filename)
+            lap("slice given up")
+    return _migrate(text, None, triggered, options, filename, lap)
 
 
 # Files shorter than this are parsed whole: slicing them saves less than it costs.
@@ -268,7 +277,8 @@ def _context(rule: type[Rule]) -> tuple[re.Pattern[str], ...]:
 
 
 def _migrate(
-    text: str, piece: Slice | None, rules: Sequence[type[Rule]], options: Options, filename: str
+    text: str, piece: Slice | None, rules: Sequence[type[Rule]], options: Options, filename: str,
+    lap: Callable[[str], None],
 ) -> tuple[str, list[Diagnostic]]:
     """Parse ``text`` (or its slice ``piece``), run ``rules``, apply imports, check the result."""
     source = text if piece is None else piece.text
@@ -278,17 +288,22 @@ def _migrate(
         if piece is not None:
             raise WholeModuleNeeded from None  # the whole file's own error, or none
         raise MigrationError(f"cannot parse: {_syntax_error(text, filename, exc)}") from None
+    lap("parse")
     ctx = FileContext(
         unsafe_fixes=options.unsafe_fixes, target=options.target, sliced=piece is not None, source=source
     )
     new_module = RuleRunner(ctx, [rule(ctx) for rule in rules], piece).run(module)
-    whole = str if piece is None else piece.splice
+    lap("rules")
     elsewhere = Counter if piece is None else piece.name_uses
     new_module = apply_imports(new_module, ctx.imports_to_add, ctx.imports_to_remove, elsewhere)
+    lap("imports")
     diagnostics = _positioned(module, ctx, None if piece is None else piece.line)
+    lap("positions")
     # Nothing changed: the traversal hands back the parsed module itself, whose code is
     # the text (LibCST round-trips byte for byte), so code generation is skipped.
+    whole = str if piece is None else piece.splice
     new_text = text if new_module is module else whole(codegen(new_module))
+    lap("codegen")
     if new_text != text:
         try:
             compile(new_text, filename, "exec", dont_inherit=True)
@@ -297,6 +312,7 @@ def _migrate(
                 f"internal error: the migrated code does not compile ({exc.msg}, line {exc.lineno}); "
                 "the file was left unchanged, please report this"
             ) from None
+    lap("compile")
     return new_text, diagnostics
 
 
