@@ -16,7 +16,7 @@ from typing import Iterator
 
 import libcst as cst
 
-from codemods.devices import AMP_DEVICE_CALLS, XLA_DEVICE, is_cuda_value, target_name, xla_string
+from codemods.devices import AMP_DEVICE_CALLS, XLA_DEVICE, is_cuda_value, names_device, target_name, xla_string
 from codemods.lazy_execution import OPTIMIZER_NAME
 from migrate_xla.rule import (
     CUDA_WORD,
@@ -27,6 +27,7 @@ from migrate_xla.rule import (
     FileContext,
     Import,
     Rule,
+    append_keyword,
     call_arg,
     code_of,
     drop_items,
@@ -71,8 +72,28 @@ def atomic(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
+def autocast_positions(names: FileContext, call: cst.Call, cuda_variables: set[str]) -> tuple[int, int, int] | None:
+    """Positions of ``dtype``, ``enabled`` and ``cache_enabled`` if ``call`` is CUDA autocast:
+    ``torch.cuda.amp.autocast``, or ``torch.autocast`` on ``"cuda"``, on a CUDA/CPU choice, on
+    a variable the file assigned one to, or on any device variable with a float16 dtype."""
+    name = names.qualname(call.func)
+    if name in CUDA_AUTOCAST:
+        return 1, 0, 2  # torch.cuda.amp.autocast(enabled, dtype, cache_enabled)
+    if name not in DEVICE_AUTOCAST:
+        return None
+    device = call_arg(call, 0, "device_type")
+    dtype = call_arg(call, 1, "dtype")
+    if device is None:
+        return None
+    cuda = is_cuda_value(device.value) or code_of(device.value) in cuda_variables
+    half = dtype is not None and names.qualname(dtype.value) in HALF
+    if cuda or (half and string_value(device.value) is None):
+        return 1, 2, 3  # torch.autocast(device_type, dtype, enabled, cache_enabled)
+    return None
+
+
 class CudaAutocast(Rule):
-    """CUDA autocast becomes ``torch.autocast("xla", dtype=torch.bfloat16)``.
+    """CUDA autocast becomes XLA autocast; float16 becomes bfloat16, where it is chosen.
 
     Guide, "Automatic Mixed Precision": TPUs compute in bfloat16 natively, and bfloat16
     needs no GradScaler (XLA402 removes it). Of the two spellings the AMP guide shows,
@@ -86,49 +107,42 @@ class CudaAutocast(Rule):
     ``torch.amp.autocast`` whose device is ``"cuda"``, a CUDA/CPU choice, a variable this
     file assigned one to (``device_type = "cuda" if "cuda" in device else "cpu"``), or any
     device with ``dtype=torch.float16``; as a ``with`` or as a decorator. ``enabled=`` and
-    ``cache_enabled=`` are kept; the dtype (float16, or a variable that chose one) becomes
-    bfloat16. CPU autocast and XLA autocast are left alone. The decorators of custom
+    ``cache_enabled=`` are kept. A ``"cuda"`` device becomes ``"xla"``; a device variable
+    that XLA102 rewrites stays (``torch.autocast(device_type=device_type, ...)`` is valid
+    whether it holds ``"xla"`` or, where the script keeps a CPU branch, ``"cpu"``).
+
+    The dtype: a literal float16, or none (CUDA autocast's default is float16), becomes
+    ``torch.bfloat16``. A dtype the user chooses (``dtype=ptdtype``) stays, so that
+    ``--dtype=float32`` still trains in float32, and float16 becomes bfloat16 where it
+    is chosen, followed through the file: the ``torch.float16`` of a dtype table
+    (``{"float16": torch.float16, ...}[dtype]``), the string that picks it (``dtype =
+    "float16"``, an argparse default, ``getattr(torch, "float16")``), each branch of a
+    conditional. A conditional whose branches then agree and whose test only decides
+    (``"bfloat16" if torch.cuda.is_bf16_supported() else "float16"``: every XLA device
+    supports bfloat16) becomes its one value. These are safe, as the old replacement of
+    the whole dtype was: they change only what this autocast computes in (every name on
+    the way is used only to choose it, compared, or printed; a comparison such as a
+    GradScaler's ``enabled=(dtype == "float16")`` then says that no float16 is used,
+    which is true). A string is mapped only where its table has the bfloat16 key. Where
+    the choice is not in sight (a parameter, a function's result) or one of its names
+    is used for something else too (``model.to(ptdtype)``: XLA405's unsafe territory),
+    the autocast's own dtype becomes ``torch.bfloat16 if ptdtype == torch.float16 else
+    ptdtype``, which keeps every other choice. The decorators of custom
     autograd functions, ``torch.cuda.amp.custom_fwd`` / ``custom_bwd``, become
     ``torch.amp.custom_fwd(device_type="xla")`` (a float16 ``cast_inputs`` becomes bfloat16).
     """
 
     CODE = "XLA401"
     NAME = "cuda-autocast"
-    SUMMARY = "CUDA float16 autocast becomes torch.autocast('xla', dtype=torch.bfloat16)"
+    SUMMARY = "CUDA autocast becomes XLA autocast; float16 becomes bfloat16 where it is chosen"
     FIX = SAFE
     TRIGGERS = (r"autocast",)
-    CONTEXT = (CUDA_WORD,)  # the variables assigned a CUDA device choice
+    CONTEXT = (CUDA_WORD, r"float16|fp16|half")  # the device variables; where a dtype is chosen
     BEFORE = "with torch.cuda.amp.autocast():\n    loss = model(x)\n"
     AFTER = 'with torch.autocast("xla", dtype=torch.bfloat16):\n    loss = model(x)\n'
 
-    def __init__(self, ctx: FileContext) -> None:
-        super().__init__(ctx)
-        self.cuda_variables: set[str] = set()  # names this file assigned a CUDA device choice
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if is_cuda_value(node.value):
-            self.cuda_variables.update(code_of(t.target) for t in node.targets)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if node.value is not None and is_cuda_value(node.value):
-            self.cuda_variables.add(code_of(node.target))
-
-    def _positions(self, call: cst.Call) -> tuple[int, int, int] | None:
-        """Positions of ``dtype``, ``enabled`` and ``cache_enabled`` if ``call`` is CUDA autocast."""
-        name = self.qualname(call.func)
-        if name in CUDA_AUTOCAST:
-            return 1, 0, 2  # torch.cuda.amp.autocast(enabled, dtype, cache_enabled)
-        if name not in DEVICE_AUTOCAST:
-            return None
-        device = call_arg(call, 0, "device_type")
-        dtype = call_arg(call, 1, "dtype")
-        if device is None:
-            return None
-        cuda = is_cuda_value(device.value) or code_of(device.value) in self.cuda_variables
-        half = dtype is not None and self.qualname(dtype.value) in HALF
-        if cuda or (half and string_value(device.value) is None):
-            return 1, 2, 3  # torch.autocast(device_type, dtype, enabled, cache_enabled)
-        return None
+    def visit_Module(self, node: cst.Module) -> None:
+        self.choices = dtype_choices(self.ctx, node)
 
     def _custom(self, original, updated, name: str, args: list[cst.Arg]):
         """``torch.cuda.amp.custom_fwd`` / ``custom_bwd``, bare or called with ``args``."""
@@ -146,6 +160,40 @@ class CudaAutocast(Rule):
             return updated
         return updated.with_changes(decorator=self._custom(original.decorator, updated.decorator, name, []))
 
+    # -- where float16 is chosen ------------------------------------------------------
+    def _chosen(self, original, updated, replacement):
+        code, choice = self.choices.sites[id(original)]
+        through = ", ".join(f"`{key}`" for key in choice.keys)
+        return self.replace(
+            original, updated, replacement,
+            f"`{snippet(original)}` -> `{snippet(replacement)}`: this chooses the dtype autocast computes in"
+            f"{f' (through {through})' if through else ''}; XLA autocast computes in bfloat16, which TPUs "
+            f"compute in natively and which needs no GradScaler; see {AMP_GUIDE}",
+        )
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
+        if id(original) not in self.choices.sites:
+            return updated
+        return self._chosen(original, updated, updated.with_changes(attr=cst.Name("bfloat16")))
+
+    def leave_SimpleString(self, original: cst.SimpleString, updated: cst.SimpleString):
+        if id(original) not in self.choices.sites:
+            return updated
+        return self._chosen(original, updated, updated.with_changes(value=self.choices.sites[id(original)][0]))
+
+    def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp):
+        choice = self.choices.merged.get(id(original))
+        if choice is None:
+            return updated
+        self.ctx.forget_fixes_inside(original)
+        replacement = updated.body
+        return self.replace(
+            original, updated, replacement,
+            f"`{snippet(original)}` -> `{snippet(replacement)}`: once float16 is bfloat16 both branches "
+            f"agree (every XLA device supports bfloat16); this chooses the dtype autocast computes in; see {AMP_GUIDE}",
+        )
+
+    # -- the autocast ---------------------------------------------------------------
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         name = self.qualname(original.func)
         if name in CUDA_CUSTOM and not any(a.star for a in original.args):
@@ -156,32 +204,74 @@ class CudaAutocast(Rule):
                     new = new.with_changes(value=parse_expr(f"{torch_module(self.ctx)[0]}.bfloat16"))
                 args.append(new)
             return self._custom(original, updated, name, args)
-        positions = self._positions(original)
+        positions = autocast_positions(self.ctx, original, self.choices.cuda_variables)
         if positions is None or any(a.star for a in original.args):
             return updated
         dtype_at, enabled_at, cache_at = positions
         torch, imports = torch_module(self.ctx)
+        dtype_value, why = self._dtype(original, updated, dtype_at, torch)
         device = call_arg(original, 0, "device_type") if self.qualname(original.func) in DEVICE_AUTOCAST else None
+        if device is not None and _target_key(device.value) in self.choices.device_variables:
+            return self._keep_device(original, updated, dtype_at, dtype_value, why)
         like = device.value if device is not None and string_value(device.value) is not None else original
-        args = [cst.Arg(xla_string(like)), keyword_arg("dtype", parse_expr(f"{torch}.bfloat16"))]
+        args = [cst.Arg(xla_string(like)), keyword_arg("dtype", dtype_value)]
         for keyword, position in (("enabled", enabled_at), ("cache_enabled", cache_at)):
             index = arg_index(original, position, keyword)
             if index is not None:
                 args.append(keyword_arg(keyword, updated.args[index].value))
         replacement = cst.Call(parse_expr(f"{torch}.autocast"), args, lpar=updated.lpar, rpar=updated.rpar)
-        dtype = call_arg(original, dtype_at, "dtype")
-        chosen = ""
-        if dtype is not None and self.qualname(dtype.value) not in HALF | {BFLOAT16}:
-            chosen = f"; the dtype `{code_of(dtype.value)}` chose is replaced: XLA autocast computes in bfloat16"
-        self.ctx.forget_fixes_inside(original)
+        self.ctx.forget_fixes_inside(original.func)
+        if device is not None:
+            self.ctx.forget_fixes_inside(device)
         return self.replace(
             original,
             updated,
             replacement,
             f"`{snippet(original)}` -> `{code_of(replacement)}`: TPUs compute in bfloat16, which "
-            f"needs no GradScaler{chosen}; see {AMP_GUIDE}",
+            f"needs no GradScaler{why}; see {AMP_GUIDE}",
             imports=[TORCH_XLA, *imports],
             drop_if_unused=self.ctx.import_behind(original.func),
+        )
+
+    def _dtype(self, original: cst.Call, updated: cst.Call, dtype_at: int, torch: str) -> tuple[cst.BaseExpression, str]:
+        """The migrated autocast's dtype, and what the message says about it."""
+        index = arg_index(original, dtype_at, "dtype")
+        choice = self.choices.choices.get(id(original.args[index].value)) if index is not None else None
+        if choice is None:  # float16, or CUDA's default float16
+            return parse_expr(f"{torch}.bfloat16"), ""
+        value = updated.args[index].value
+        if choice.mapped:
+            return value, f"; the dtype `{snippet(value)}` is kept: float16 becomes bfloat16 where it is chosen" if choice.sites else ""
+        if choice.unknown is not None:
+            reads = f" (it reads `{choice.unknown}`)" if choice.unknown != snippet(value) else ""
+            why = f"xla-migrate cannot see where `{snippet(value)}` is chosen{reads}"
+        else:
+            why = f"`{snippet(value)}` is also used outside autocast (`{snippet(choice.shared)}`)"
+        if not isinstance(value, (cst.Name, cst.Attribute)):
+            self.flag(original, f"{why}: if it can be float16, choose bfloat16 there (TPUs compute in "
+                      f"bfloat16 natively, and it needs no GradScaler); see {AMP_GUIDE}")
+            return value, ""
+        code = code_of(value)
+        guarded = parse_expr(f"{torch}.bfloat16 if {code} == {torch}.float16 else {code}")
+        return guarded, f"; {why}, so float16 becomes bfloat16 here and any other choice is kept"
+
+    def _keep_device(self, original, updated, dtype_at, dtype_value, why):
+        """``torch.autocast(device_type=device_type, dtype=...)``: XLA102 rewrites the variable."""
+        index = arg_index(original, dtype_at, "dtype")
+        if index is None:
+            replacement = append_keyword(updated, "dtype", dtype_value)
+        else:
+            args = list(updated.args)
+            args[index] = args[index].with_changes(value=dtype_value)
+            replacement = updated.with_changes(args=args)
+        if replacement.deep_equals(updated):
+            return updated  # the dtype is mapped where it is chosen
+        return self.replace(
+            original,
+            updated,
+            replacement,
+            f"`{snippet(original)}` -> `{snippet(replacement)}`: the device variable is the XLA device; "
+            f"TPUs compute in bfloat16, which needs no GradScaler{why}; see {AMP_GUIDE}",
         )
 
 
@@ -505,6 +595,280 @@ def _argument(call: cst.Call, function: cst.FunctionDef, param: cst.Param) -> cs
     return next((a for a in call.args if a.keyword is not None and a.keyword.value == param.name.value), None)
 
 
+# -- where the dtype of a CUDA autocast is chosen (XLA401 maps float16 there) -------------
+
+# float16 spelled as a string, and what it becomes: for a dtype table's key, a config or
+# an argparse default (``"fp16"`` -> ``"bf16"`` only where the table has that key), and
+# for ``getattr(torch, name)``.
+CHOICE_STRINGS = {"float16": "bfloat16", "fp16": "bf16", "half": "bfloat16"}
+GETATTR_HALF = {"float16": "bfloat16", "half": "bfloat16"}
+# Expressions a merged ``a if test else a`` may drop: their evaluation does nothing.
+_PURE = (cst.Name, cst.Attribute, cst.Comparison, cst.BooleanOperation, cst.UnaryOperation,
+         cst.SimpleString, cst.Integer, cst.Float, cst.Subscript, cst.Index, cst.SubscriptElement)
+
+
+@dataclass
+class Choice:
+    """How the dtype expression of one CUDA autocast is chosen in this file."""
+
+    sites: dict[int, str] = field(default_factory=dict)  # id(float16 node) -> its bfloat16 code
+    quoted: dict[int, cst.CSTNode] = field(default_factory=dict)  # id(site) -> the site, for messages
+    branches: list[cst.IfExp] = field(default_factory=list)  # conditionals the choice goes through
+    keys: dict[str, None] = field(default_factory=dict)  # the names it passes through, in order
+    read: set[int] = field(default_factory=set)  # id of each reference the choice reads
+    unknown: str | None = None  # what it depends on that the file does not show
+    shared: cst.CSTNode | None = None  # a use of one of its names outside the choice
+
+    @property
+    def mapped(self) -> bool:
+        """Its float16 is mapped where it is chosen: every source is in sight and only feeds autocast."""
+        return self.unknown is None and self.shared is None
+
+
+@dataclass
+class DtypeChoices:
+    """The choices of every CUDA autocast of the file whose dtype is an expression."""
+
+    choices: dict[int, Choice] = field(default_factory=dict)  # id(autocast's dtype expression) -> choice
+    sites: dict[int, tuple[str, Choice]] = field(default_factory=dict)  # the nodes XLA401 rewrites
+    merged: dict[int, Choice] = field(default_factory=dict)  # id(IfExp) whose branches agree once mapped
+    cuda_variables: set[str] = field(default_factory=set)  # names the file assigns a CUDA device choice
+    device_variables: set[str] = field(default_factory=set)  # those of them XLA102 rewrites
+
+
+def dtype_choices(ctx: FileContext, module: cst.Module) -> DtypeChoices:
+    """The analysis of ``module``, made once per file for XLA401 and XLA405."""
+    if "dtype_choices" not in ctx.shared:  # XLA405 alone wakes on files without autocast: no walk there
+        ctx.shared["dtype_choices"] = _ChoiceFinder(ctx, module).result if "autocast" in ctx.source else DtypeChoices()
+    return ctx.shared["dtype_choices"]
+
+
+def _reads_keys(ref: cst.CSTNode, ancestors: tuple) -> bool:
+    """``list(DTYPES)``, ``sorted(DTYPES)``, ``DTYPES.keys()``: a table's keys, which stay; and
+    ``print(dtype)``, which after the mapping prints the dtype the run uses."""
+    p1, p2, p3 = (*ancestors, None, None, None)[:3]
+    if isinstance(p1, cst.Attribute) and p1.value is ref and p1.attr.value == "keys":
+        return isinstance(p2, cst.Call) and p2.func is p1
+    if not (isinstance(p1, cst.Arg) and isinstance(p2, cst.Call) and isinstance(p2.func, cst.Name)):
+        return False
+    return p2.func.value == "print" or (len(p2.args) == 1 and p2.func.value in ("list", "sorted", "tuple", "set"))
+
+
+class _ChoiceFinder:
+    """Follows an autocast's ``dtype=`` back to where it is chosen: names assigned in the
+    file (matched by spelling, as the scaler analysis does), dtype tables (``{...}[key]``),
+    ``getattr(torch, name)``, conditionals and argparse defaults."""
+
+    def __init__(self, ctx: FileContext, module: cst.Module) -> None:
+        self.names = FileContext()
+        self.values: dict[str, list[cst.CSTNode]] = defaultdict(list)
+        self.opaque: dict[str, cst.CSTNode] = {}  # names bound some other way (parameter, loop, +=)
+        self.refs: dict[str, list[tuple[cst.CSTNode, tuple]]] = defaultdict(list)
+        self.options: dict[str, cst.Call] = {}  # argparse dest -> its add_argument call
+        calls: list[cst.Call] = []
+        for node, ancestors in _walk(module):
+            node_type = type(node)
+            if node_type is cst.Import or node_type is cst.ImportFrom:
+                self.names.learn_import(node)
+            elif node_type is cst.Name or node_type is cst.Attribute:
+                key = node.value if node_type is cst.Name else _target_key(node)
+                if key is not None and _is_reference(node, ancestors[0] if ancestors else None):
+                    self.refs[key].append((node, ancestors))
+            elif node_type is cst.Call:
+                calls.append(node)
+                self._learn_option(node)
+            elif node_type is cst.Assign:
+                for target in node.targets:
+                    self._bind(target.target, node.value)
+            elif node_type is cst.AnnAssign:
+                self._bind(node.target, node.value)
+            elif node_type is cst.AugAssign or node_type is cst.For or node_type is cst.CompFor:
+                self._bind(node.target, None)
+            elif node_type is cst.WithItem and node.asname is not None:
+                self._bind(node.asname.name, None)
+            elif node_type is cst.Param:
+                self._bind(node.name, None)
+        result = self.result = DtypeChoices()
+        cuda = {key for key, values in self.values.items() if any(is_cuda_value(v) for v in values)}
+        result.cuda_variables = cuda
+        result.device_variables = {key for key in cuda if names_device(key.rsplit(".", 1)[-1])}
+        dtypes = []
+        for call in calls:
+            positions = autocast_positions(self.names, call, cuda)
+            dtype = call_arg(call, positions[0], "dtype") if positions is not None else None
+            if dtype is not None and not dtype.star and self.names.qualname(dtype.value) not in HALF:
+                dtypes.append(dtype.value)
+        self.autocast_dtypes = {id(d) for d in dtypes}  # the uses every choice may share
+        if dtypes:
+            ctx.need_whole_module()  # the names they read may be anywhere in the file
+        for dtype in dtypes:
+            choice = Choice()
+            self._dtype(choice, dtype)
+            self._check_shared(choice)
+            result.choices[id(dtype)] = choice
+            if choice.mapped:
+                result.sites.update((key, (code, choice)) for key, code in choice.sites.items())
+                result.merged.update((id(b), choice) for b in choice.branches if self._merges(choice, b))
+
+    def _bind(self, target: cst.CSTNode, value: cst.CSTNode | None) -> None:
+        key = _target_key(target)
+        if key is not None and value is not None:
+            self.values[key].append(value)
+        elif key is not None:
+            self.opaque.setdefault(key, target)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind(element.value, None)
+
+    def _learn_option(self, call: cst.Call) -> None:
+        """``parser.add_argument("--dtype", default=...)``: ``args.dtype`` starts there."""
+        if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "add_argument"):
+            return
+        flags = [string_value(a.value) for a in call.args if a.keyword is None]
+        dest = call_arg(call, None, "dest")
+        name = string_value(dest.value) if dest is not None else next(
+            (f.lstrip("-").replace("-", "_") for f in flags if f and f.startswith("--")), None)
+        if name:
+            self.options[name] = None if name in self.options else call  # twice: not followed
+
+    # -- following a choice -----------------------------------------------------------
+    def _site(self, choice: Choice, node: cst.CSTNode, code: str) -> None:
+        choice.sites[id(node)] = code
+        choice.quoted[id(node)] = node
+
+    def _name(self, choice: Choice, node: cst.CSTNode) -> list[cst.CSTNode] | None:
+        """The values a name (``ptdtype``, ``args.dtype``) is given, or None."""
+        key = _target_key(node)
+        if key is None or key in self.opaque:
+            return None
+        if key in choice.keys:
+            choice.read.add(id(node))
+            return []  # already followed
+        values = self.values.get(key)
+        if not values and "." in key:
+            option = self.options.get(key.rsplit(".", 1)[-1])
+            default = call_arg(option, None, "default") if option is not None else None
+            values = [default.value] if default is not None else None
+        if values:
+            choice.read.add(id(node))
+            choice.keys[key] = None
+        return values or None
+
+    def _unknown(self, choice: Choice, node: cst.CSTNode) -> None:
+        choice.unknown = choice.unknown or snippet(node)
+
+    def _dtype(self, choice: Choice, node: cst.CSTNode) -> None:
+        """Follow an expression that is a torch dtype."""
+        name = self.names.qualname(node)
+        if name in HALF:
+            self._site(choice, node, BFLOAT16)
+        elif name is not None and name.startswith("torch."):
+            return
+        elif isinstance(node, cst.IfExp):
+            choice.branches.append(node)
+            self._dtype(choice, node.body)
+            self._dtype(choice, node.orelse)
+        elif isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            keys = self._table(choice, node.value)
+            if keys is not None:
+                self._string(choice, node.slice[0].slice.value, keys, required=False)
+        elif isinstance(node, cst.Call) and self._is_getattr_torch(node):
+            self._string(choice, node.args[1].value, set(GETATTR_HALF.values()), required=True)
+        elif isinstance(node, (cst.Name, cst.Attribute)):
+            values = self._name(choice, node)
+            if values is None:
+                self._unknown(choice, node)
+            for value in values or ():
+                self._dtype(choice, value)
+        else:
+            self._unknown(choice, node)
+
+    def _is_getattr_torch(self, call: cst.Call) -> bool:
+        return (
+            isinstance(call.func, cst.Name) and call.func.value == "getattr" and len(call.args) == 2
+            and all(a.keyword is None and not a.star for a in call.args)
+            and self.names.qualname(call.args[0].value) == "torch"
+        )
+
+    def _table(self, choice: Choice, node: cst.CSTNode) -> set[str] | None:
+        """Follow a dtype table (``{"float16": torch.float16, ...}``); its string keys."""
+        if isinstance(node, cst.Dict):
+            keys = set()
+            for element in node.elements:
+                if not isinstance(element, cst.DictElement):
+                    self._unknown(choice, element)
+                    return None
+                keys.add(string_value(element.key))
+                self._dtype(choice, element.value)
+            return keys
+        values = self._name(choice, node) if isinstance(node, (cst.Name, cst.Attribute)) else None
+        if not values:
+            self._unknown(choice, node)
+            return None
+        keys: set[str] = set()
+        for value in values:
+            found = self._table(choice, value)
+            if found is None:
+                return None
+            keys |= found
+        return keys
+
+    def _string(self, choice: Choice, node: cst.CSTNode, valid: set, required: bool) -> None:
+        """Follow the string that picks a dtype: a table key, or a name for getattr(torch, ...).
+        float16 becomes bfloat16 where the result is still valid (the table has that key)."""
+        value = string_value(node)
+        if isinstance(node, cst.SimpleString) and value is not None:
+            if CHOICE_STRINGS.get(value) in valid:
+                quote = node.quote
+                self._site(choice, node, f"{node.prefix}{quote}{CHOICE_STRINGS[value]}{quote}")
+        elif isinstance(node, cst.IfExp):
+            choice.branches.append(node)
+            self._string(choice, node.body, valid, required)
+            self._string(choice, node.orelse, valid, required)
+        elif isinstance(node, (cst.Name, cst.Attribute)):
+            values = self._name(choice, node)
+            if values is None and required:
+                self._unknown(choice, node)
+            for value in values or ():
+                self._string(choice, value, valid, required)
+        elif required:
+            self._unknown(choice, node)
+
+    def _check_shared(self, choice: Choice) -> None:
+        """A name of the choice used outside it: mapping float16 there would change that use too.
+        Comparisons (``dtype == "float16"``, which enables a GradScaler), f-strings and
+        ``print`` may read it: after the mapping they see the dtype the run computes in."""
+        for key in choice.keys:
+            for ref, ancestors in self.refs[key]:
+                parent = ancestors[0] if ancestors else None
+                if id(ref) in choice.read or id(ref) in self.autocast_dtypes or isinstance(parent, (cst.AssignTarget, cst.ComparisonTarget, cst.Comparison,
+                                                                 cst.FormattedStringExpression)):
+                    continue
+                if isinstance(parent, cst.AnnAssign) and parent.target is ref:
+                    continue
+                if _reads_keys(ref, ancestors):
+                    continue
+                choice.shared = choice.shared or _context(ref, ancestors)
+
+    def _merges(self, choice: Choice, branch: cst.IfExp) -> bool:
+        """``"bfloat16" if cuda_has_bf16 else "float16"``: both branches agree once mapped, and
+        the test does nothing but decide (so it can go)."""
+        def meaning(node):
+            if id(node) in choice.sites:
+                return CHOICE_STRINGS[string_value(node)] if isinstance(node, cst.SimpleString) else BFLOAT16
+            return string_value(node) if isinstance(node, cst.SimpleString) else self.names.qualname(node)
+        body, orelse = meaning(branch.body), meaning(branch.orelse)
+        if body is None or body != orelse:
+            return False
+        for node, _ in _walk(branch.test):
+            if isinstance(node, cst.Call):
+                if not (self.names.qualname(node.func) or "").startswith("torch."):
+                    return False
+            elif isinstance(node, cst.BaseExpression) and not isinstance(node, _PURE) and not isinstance(node, cst.Call):
+                return False
+        return True
+
+
 class _ScalerAware(Rule):
     """Runs the shared analysis when the traversal meets the first name that can be a
     scaler's (``scaler``, ``self.grad_scaler``, ``GradScaler`` however imported): files
@@ -799,7 +1163,8 @@ class Float16ToBfloat16(Rule):
     ``"bfloat16"`` (``"fp16"`` -> ``"bf16"``). ``torch.cuda.is_bf16_supported()`` is true on
     TPU: XLA105 makes it ``True``. Unsafe: outside autocast the intent of float16 is not
     always speed (a saved half-precision format, an exported model, a dtype check), so a
-    person confirms it.
+    person confirms it. Where float16 only chooses the dtype of a CUDA autocast (nanoGPT's
+    ``dtype`` string and ``ptdtype`` table), XLA401 maps it, safely, and this rule keeps off.
     """
 
     CODE = "XLA405"
@@ -815,6 +1180,9 @@ class Float16ToBfloat16(Rule):
         self.autocast_dtypes: set[int] = set()  # autocast's dtype and custom_fwd's cast_inputs: XLA401 decides
         self.beside_bfloat16: set[int] = set()  # float16 listed with bfloat16: the code handles both already
 
+    def visit_Module(self, node: cst.Module) -> None:
+        self.choices = dtype_choices(self.ctx, node)  # where XLA401 maps an autocast's float16
+
     def _keep_half_beside_bfloat16(self, operands) -> None:
         """``(torch.float16, torch.bfloat16)``, ``{torch.float16: ..., torch.bfloat16: ...}``,
         ``dtype == torch.float16 or dtype == torch.bfloat16``, ``f(torch.half, torch.bfloat16)``:
@@ -828,6 +1196,12 @@ class Float16ToBfloat16(Rule):
         self._keep_half_beside_bfloat16([e.value for e in node.elements])
 
     visit_List = visit_Set = visit_Tuple
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        # XLA401's guard, ``torch.bfloat16 if dtype == torch.float16 else dtype``
+        test = node.test
+        compared = [test.left, *(c.comparator for c in test.comparisons)] if isinstance(test, cst.Comparison) else []
+        self._keep_half_beside_bfloat16([node.body, *compared])
 
     def visit_Dict(self, node: cst.Dict) -> None:
         self._keep_half_beside_bfloat16([e.key for e in node.elements if isinstance(e, cst.DictElement)])
@@ -861,13 +1235,16 @@ class Float16ToBfloat16(Rule):
         )
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
-        if self.qualname(original) not in HALF or id(original) in self.autocast_dtypes or id(original) in self.beside_bfloat16:
+        if (
+            self.qualname(original) not in HALF or id(original) in self.autocast_dtypes
+            or id(original) in self.beside_bfloat16 or id(original) in self.choices.sites
+        ):
             return updated
         return self._bfloat16(original, updated, updated.with_changes(attr=cst.Name("bfloat16")))
 
     def _half_string(self, original: cst.CSTNode | None, updated: cst.CSTNode | None, name: str):
         """``updated`` with "float16" made "bfloat16" if ``name`` says dtype or precision."""
-        value = string_value(original) if original is not None else None
+        value = string_value(original) if original is not None and id(original) not in self.choices.sites else None
         if value not in HALF_STRINGS or not PRECISION_NAME.search(name) or not isinstance(original, cst.SimpleString):
             return updated
         quote = original.quote

@@ -8,7 +8,9 @@ from typing import Iterator
 
 import libcst as cst
 
-from codemods.devices import XLA_DEVICE, code_of, cuda_choice, is_cuda_literal, names_device
+from codemods.devices import (
+    CPU_CHOICE, TORCH, XLA_DEVICE, chooses_cpu, code_of, cuda_choice, is_cuda_literal, names_device,
+)
 from migrate_xla.rule import (
     PL, SAFE, TORCH_XLA, Rule, children, drop_items, names_trigger, parse_expr, string_value, subtree,
 )
@@ -259,6 +261,13 @@ class MpDeviceLoaderAtLoop(Rule):
     pending (``output``, ``pred``): one more graph, compiled once (fixtures/examples/
     mnist_cnn.py: 6 compilations for 2 or 3 epochs instead of 5, never growing).
 
+    A script that may run on the CPU by the user's choice (a device chosen on a flag,
+    ``torch.device("xla" if use_cuda else "cpu")``, a ``--device`` option, a device set to
+    the CPU in an ``else``: ``devices.chooses_cpu``) iterates ``(pl.MpDeviceLoader(loader,
+    device) if torch.device(device).type == "xla" else loader)``: an MpDeviceLoader on a
+    CPU device fails (``Check failed: device.type() == at::kXLA``), and on the CPU the
+    loader's batches are where the removed moves would have put them.
+
     Behaviour to know: the loader is read up to about 24 batches ahead in a thread, so a
     dataset whose items depend on state the loop changes sees the change later (as with
     ``num_workers > 0``); and batches come back with tuples as lists.
@@ -269,7 +278,8 @@ class MpDeviceLoaderAtLoop(Rule):
     SUMMARY = "loops that move batches to the device iterate pl.MpDeviceLoader(loader, device)"
     FIX = SAFE
     TRIGGERS = (r"\.to\(", r"\.cuda\(")
-    CONTEXT = (BATCH_MOVE_CONTEXT,)
+    REQUIRES = (r"cuda|xla",)  # a script with neither moves to the CPU (or to a device it is given)
+    CONTEXT = (BATCH_MOVE_CONTEXT, CPU_CHOICE)
     BEFORE = (
         "for data, target in train_loader:\n"
         "    data, target = data.to(device), target.to(device)\n"
@@ -286,6 +296,7 @@ class MpDeviceLoaderAtLoop(Rule):
         self.plans: dict[int, _LoopPlan] = {}
         self.moves: set[int] = set()
         self.removals: set[int] = set()
+        self.may_run_on_cpu: bool | None = None  # found once a file, when a loop needs it
 
     def visit_Module(self, node: cst.Module) -> None:
         self.proof.module = node
@@ -324,23 +335,42 @@ class MpDeviceLoaderAtLoop(Rule):
             f"copied while the previous step runs; {moves} move{'s' if moves > 1 else ''} of the batch "
             f"to the device removed{guess}"
         )
-        return self.replace(
-            original,
-            updated,
-            updated.with_changes(iter=self._wrap(updated.iter, parse_expr(plan.device))),
-            message,
-            imports=[PL, TORCH_XLA] if plan.device == XLA_DEVICE else [PL],
-        )
+        imports = [PL, TORCH_XLA] if plan.device == XLA_DEVICE else [PL]
+        on_cpu_too = plan.device != XLA_DEVICE and self._chooses_cpu()
+        if on_cpu_too:
+            message += (
+                f"; only when `{plan.device}` is an XLA device: this script may run on the CPU "
+                "(the user's choice), where MpDeviceLoader fails"
+            )
+            imports.append(TORCH)
+        wrapped = self._wrap(updated.iter, parse_expr(plan.device), on_cpu_too)
+        if isinstance(wrapped, cst.IfExp):
+            wrapped = wrapped.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return self.replace(original, updated, updated.with_changes(iter=wrapped), message, imports=imports)
 
-    def _wrap(self, node: cst.BaseExpression, device: cst.BaseExpression) -> cst.BaseExpression:
-        """``node`` (the updated loop iterable) with the loader inside it wrapped."""
+    def _chooses_cpu(self) -> bool:
+        if self.may_run_on_cpu is None:
+            self.may_run_on_cpu = self.proof.module is not None and chooses_cpu(self.proof.module, self.qualname)
+        return self.may_run_on_cpu
+
+    def _wrap(self, node: cst.BaseExpression, device: cst.BaseExpression, on_cpu_too: bool) -> cst.BaseExpression:
+        """``node`` (the updated loop iterable) with the loader inside it wrapped.
+
+        ``on_cpu_too``: the device may be the CPU, where the loader itself is iterated
+        (its batches are on the CPU already, so the moves that went are not missed).
+        """
         if self.proof.passes_items_through(node):  # enumerate(loader), tqdm(loader)
             first = node.args[0]
-            return node.with_changes(args=[first.with_changes(value=self._wrap(first.value, device)), *node.args[1:]])
-        return cst.Call(
+            inner = self._wrap(first.value, device, on_cpu_too)
+            return node.with_changes(args=[first.with_changes(value=inner), *node.args[1:]])
+        wrapper = cst.Call(
             func=parse_expr("pl.MpDeviceLoader"),
             args=[cst.Arg(node, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), cst.Arg(device)],
         )
+        if not on_cpu_too:
+            return wrapper
+        on_xla = parse_expr(f'torch.device({code_of(device)}).type == "xla"')
+        return cst.IfExp(test=on_xla, body=wrapper, orelse=node)
 
 
 class BatchMoveProof:

@@ -24,9 +24,12 @@ from migrate_xla.rule import (
     Import,
     Rule,
     call_arg,
+    children,
     names_trigger,
     parse_expr,
+    snippet,
     string_value,
+    subtree,
     words,
 )
 
@@ -75,15 +78,27 @@ def is_cuda_value(node: cst.CSTNode) -> bool:
     return is_cuda_literal(node) or cuda_choice(node) is not None
 
 
-def dropped_condition(node: cst.CSTNode) -> str:
-    """A note for the message when a CUDA/CPU choice depended on the user's own flag."""
+# "cuda" if torch.cuda.is_available() else "cpu": a test that means "use the accelerator"
+AVAILABILITY_TEST = re.compile(r"(not\s+)?[\w.]*(cuda|accelerator)\.is_available\(\)")
+
+
+def picks_by_availability(choice: cst.CSTNode) -> bool:
+    """Whether a CUDA/CPU choice only asks whether a GPU is there (then it means the XLA device)."""
+    test = cuda_choice(choice)
+    return test is not None and bool(AVAILABILITY_TEST.fullmatch(code_of(test)))
+
+
+def choice_note(node: cst.CSTNode) -> str:
+    """What the message adds about a CUDA/CPU choice on anything but GPU availability."""
     test = cuda_choice(node)
-    if test is None:
+    if test is None or picks_by_availability(node):
         return ""
-    text = code_of(test)
-    if re.fullmatch(r"(not\s+)?[\w.]*(cuda|accelerator)\.is_available\(\)", text):
-        return ""
-    return f"; the choice on `{text}` was dropped: the migrated script always uses the XLA device"
+    return f"; the choice on `{code_of(test)}` is kept: its CPU branch still runs on the CPU"
+
+
+def with_xla_branch(updated: cst.IfExp, cuda_first: bool, xla: cst.BaseExpression) -> cst.IfExp:
+    """The choice ``updated`` with its CUDA branch (the first when ``cuda_first``) replaced by ``xla``."""
+    return updated.with_changes(body=xla) if cuda_first else updated.with_changes(orelse=xla)
 
 
 def xla_string(like: cst.CSTNode) -> cst.SimpleString:
@@ -115,6 +130,49 @@ def names_device(name: str) -> bool:
 
 XLA_DEVICE = "torch_xla.device()"
 
+# The text every device choice chooses_cpu finds spells: a "cpu" string, or a --device option
+CPU_CHOICE = r"""['"](?:cpu|--[\w-]*device)\b"""
+
+
+def chooses_cpu(module: cst.Module, qualname) -> bool:
+    """Whether the migrated ``module`` may run on the CPU by the user's choice.
+
+    A CUDA/CPU choice on anything but GPU availability (XLA101 and XLA102 keep those), a
+    device-named variable set to the CPU (``else: device = torch.device("cpu")``), or a
+    ``--device`` option (the user may pass ``cpu``). ``qualname`` resolves names.
+    """
+    def is_cpu(node: cst.CSTNode) -> bool:
+        if is_other_device(node):
+            return True
+        return isinstance(node, cst.Call) and qualname(node.func) == "torch.device" and any(
+            is_other_device(a.value) for a in node.args[:1]
+        )
+
+    def is_accelerator(node: cst.CSTNode) -> bool:
+        if is_cuda_value(node) or string_value(node) == "xla":
+            return True
+        if isinstance(node, cst.IfExp):
+            return is_accelerator(node.body) or is_accelerator(node.orelse)
+        return isinstance(node, cst.Call) and (
+            qualname(node.func) in ("torch_xla.device", "torch.accelerator.current_accelerator")
+            or (qualname(node.func) == "torch.device" and any(is_accelerator(a.value) for a in node.args[:1]))
+        )
+
+    for node in subtree(module):
+        if isinstance(node, cst.IfExp):
+            branches = (node.body, node.orelse)
+            if any(map(is_cpu, branches)) and any(map(is_accelerator, branches)):
+                if not AVAILABILITY_TEST.fullmatch(code_of(node.test)):
+                    return True
+        elif isinstance(node, cst.Assign):
+            if is_cpu(node.value) and any(names_device(target_name(t.target)) for t in node.targets):
+                return True
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "add_argument":
+            flags = [string_value(a.value) or "" for a in node.args if a.keyword is None]
+            if any(re.fullmatch(r"--[\w-]*device", flag) for flag in flags):
+                return True
+    return False
+
 # autocast and GradScaler name a device too, but the mixed-precision rules (XLA4xx) own
 # them: moving them to XLA also changes float16 to bfloat16 and drops the loss scaling.
 AMP_DEVICE_CALLS = frozenset({
@@ -127,10 +185,12 @@ class CudaDevice(Rule):
     """``torch.device("cuda...")`` becomes the XLA device.
 
     Guide, "Device Handling": ``torch.device("cuda:0" if torch.cuda.is_available() else
-    "cpu")`` becomes the XLA device. An index (``"cuda:1"``, ``torch.device("cuda",
-    rank)``) is dropped: on XLA each process owns its device, and
-    ``torch_xla.device()`` returns it. A CUDA/CPU choice on the user's own flag
-    (``args.cuda``, ``not args.no_cuda``) is dropped too, and the diagnostic says so.
+    "cpu")`` becomes the XLA device: the availability test means "use the accelerator".
+    An index (``"cuda:1"``, ``torch.device("cuda", rank)``) is dropped: on XLA each
+    process owns its device, and ``torch_xla.device()`` returns it. A CUDA/CPU choice on
+    anything else (the user's own flag, ``args.cuda``, ``use_cuda = not args.no_cuda and
+    ...``) keeps its condition and its CPU branch: ``torch.device("xla" if args.cuda else
+    "cpu")``, so a run the user sends to the CPU still runs there.
     """
 
     CODE = "XLA101"
@@ -140,8 +200,11 @@ class CudaDevice(Rule):
     # It rewrites torch.device calls whose type is a "cuda..." string (or a choice of one)
     TRIGGERS = (words("device"),)
     REQUIRES = (CUDA_STRING,)
-    BEFORE = 'device = torch.device("cuda:0" if torch.cuda.is_available() else "cpu")\n'
-    AFTER = "device = torch_xla.device()\n"
+    BEFORE = (
+        'device = torch.device("cuda:0" if torch.cuda.is_available() else "cpu")\n'
+        'device = torch.device("cuda" if args.cuda else "cpu")\n'
+    )
+    AFTER = 'device = torch_xla.device()\ndevice = torch.device("xla" if args.cuda else "cpu")\n'
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         if self.qualname(original.func) != "torch.device":
@@ -149,12 +212,28 @@ class CudaDevice(Rule):
         kind = call_arg(original, 0, "type")
         if kind is None or not is_cuda_value(kind.value):
             return updated
+        if cuda_choice(kind.value) is not None and not picks_by_availability(kind.value):
+            # torch.device("cuda" if args.cuda else "cpu"): only the CUDA name changes
+            choice = kind.value
+            cuda_first = is_cuda_value(choice.body)
+            self.ctx.forget_fixes_inside(choice.body if cuda_first else choice.orelse)
+            index = next(i for i, a in enumerate(original.args) if a is kind)
+            new_choice = with_xla_branch(updated.args[index].value, cuda_first, xla_string(choice.body if cuda_first else choice.orelse))
+            arg = updated.args[index].with_changes(value=new_choice, comma=cst.MaybeSentinel.DEFAULT)
+            replacement = updated.with_changes(args=[arg])  # an index means nothing on the CPU or XLA
+            return self.replace(
+                original,
+                updated,
+                replacement,
+                f"`{code_of(original)}` -> `{code_of(replacement)}`{choice_note(choice)}",
+                imports=[TORCH_XLA],
+            )
         self.ctx.forget_fixes_inside(original)
         return self.replace(
             original,
             updated,
             parse_expr(XLA_DEVICE),
-            f"`{code_of(original)}` -> `{XLA_DEVICE}`{dropped_condition(kind.value)}",
+            f"`{code_of(original)}` -> `{XLA_DEVICE}`",
             imports=[TORCH_XLA],
         )
 
@@ -171,13 +250,14 @@ class CudaDevice(Rule):
         others = [is_other_device(k.value) for k in kinds]
         if sorted(flags) != [False, True] or not any(others):
             return updated
+        if not AVAILABILITY_TEST.fullmatch(code_of(original.test)):
+            return updated  # the user's own choice: leave_Call rewrote the CUDA branch
         self.ctx.forget_fixes_inside(original)
         return self.replace(
             original,
             updated,
             parse_expr(XLA_DEVICE),
-            f"`{code_of(original)}` -> `{XLA_DEVICE}`; the choice on `{code_of(original.test)}` "
-            "was dropped: the migrated script always uses the XLA device",
+            f"`{code_of(original)}` -> `{XLA_DEVICE}`",
             imports=[TORCH_XLA],
         )
 
@@ -203,12 +283,22 @@ class CudaDeviceString(Rule):
     AFTER = 'parser.add_argument("--device", default="xla")\nx = x.to("xla")\n'
 
     def _to_xla(self, original: cst.CSTNode, updated: cst.BaseExpression, where: str):
-        self.ctx.forget_fixes_inside(original)  # a dropped condition or formatted index
+        if isinstance(original, cst.IfExp) and not picks_by_availability(original):
+            # "cuda" if args.cuda else "cpu": the user's choice stays, the CUDA name changes
+            cuda_first = is_cuda_literal(original.body)
+            cuda = original.body if cuda_first else original.orelse
+            self.ctx.forget_fixes_inside(cuda)
+            replacement = with_xla_branch(updated, cuda_first, xla_string(cuda))
+            shown = code_of(replacement)
+        else:
+            self.ctx.forget_fixes_inside(original)  # a dropped availability test or formatted index
+            replacement = xla_string(original if not isinstance(original, cst.IfExp) else original.body)
+            shown = '"xla"'
         return self.replace(
             original,
             updated,
-            xla_string(original if not isinstance(original, cst.IfExp) else original.body),
-            f"device `{code_of(original)}` {where} -> `\"xla\"`{dropped_condition(original)}",
+            replacement,
+            f"device `{code_of(original)}` {where} -> `{shown}`{choice_note(original)}",
             imports=[TORCH_XLA],
         )
 
@@ -308,24 +398,136 @@ class CudaMethod(Rule):
         )
 
 
+# What a CUDA check may guard that XLA does not have, as a branch spells it: fused /
+# capturable optimizers, DataParallel, CUDA graphs and streams. Not what other rules
+# remove from the branch (pinned memory, cuDNN flags, a GradScaler, "nccl"): a second run
+# would find the branch without it and decide otherwise.
+GPU_ONLY_FEATURE = re.compile(
+    r"\b(fused|capturable|data_parallel|DataParallel|CUDAGraph|make_graphed_callables"
+    r"|graph_pool_handle|Stream)\b|\bcuda\.graph\b"
+)
+# Names whose value a check decides is such a feature: use_fused, pin, scaler_enabled
+GPU_ONLY_NAME = re.compile(r"fused|capturable|(^|_)pin(_|$)|pin_memory|data_?parallel|cudnn|cuda_?graph|scaler|stream", re.I)
+GPU_ONLY_KEYWORDS = frozenset({"fused", "capturable", "pin_memory"})
+GRAD_SCALERS = frozenset({
+    "torch.GradScaler", "torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler",
+    "torch.cuda.amp.GradScaler", "torch.cuda.amp.grad_scaler.GradScaler",
+})
+# ctx.shared key: ids of the CUDA checks left as they are, which XLA899 does not flag
+KEPT_CUDA_CHECKS = "kept-cuda-checks"
+
+
 class CudaDeviceCheck(Rule):
-    """Checks for CUDA tensors and devices now check for XLA.
+    """Checks for CUDA tensors and devices now check for XLA, unless they guard a GPU-only feature.
 
     ``t.is_cuda`` becomes ``t.is_xla``; ``device.type == "cuda"`` and ``"cuda" in
     str(device)`` compare with ``"xla"``, so branches written for the GPU (moving data,
-    synchronising, pinning) now run on the device that took the GPU's place.
+    synchronising, picking the device or the autocast type) now run on the device that
+    took the GPU's place.
+
+    A check that guards something only CUDA has stays a CUDA check, so that it is off
+    on XLA: a fused or capturable optimizer (``use_fused = fused_available and
+    device_type == "cuda"``; ``fused=True`` on XLA tensors raises), ``DataParallel``
+    (``if input.is_cuda and self.ngpu > 1: nn.parallel.data_parallel(...)`` would route
+    XLA tensors into CUDA-only replication), CUDA graphs and streams, a GradScaler's
+    ``enabled=``, a flag named for pinned memory or cuDNN. Told apart by what the check
+    decides: the branch an ``if`` takes when the check holds, the name it is assigned to
+    (``use_fused``, ``pin_memory``), or the ``fused=`` / ``capturable=`` /
+    ``pin_memory=`` argument it is passed as. A branch that only pins memory or sets cuDNN
+    flags becomes an XLA branch: XLA301 and XLA107 take those out of it.
     """
 
     CODE = "XLA104"
     NAME = "cuda-device-check"
-    SUMMARY = "t.is_cuda and device.type == 'cuda' checks become XLA checks"
+    SUMMARY = "t.is_cuda and device.type == 'cuda' checks become XLA checks (not those guarding CUDA-only features)"
     FIX = SAFE
+    SEVERITY = "info"  # what stays: a check left for CUDA on purpose
     TRIGGERS = (r"\.is_cuda\b", CUDA_STRING)
-    BEFORE = 'if device.type == "cuda":\n    pass\nif x.is_cuda:\n    pass\n'
-    AFTER = 'if device.type == "xla":\n    pass\nif x.is_xla:\n    pass\n'
+    BEFORE = (
+        'if device.type == "cuda":\n    pass\nif x.is_cuda:\n    pass\n'
+        'use_fused = fused_available and device_type == "cuda"\n'
+    )
+    AFTER = (
+        'if device.type == "xla":\n    pass\nif x.is_xla:\n    pass\n'
+        'use_fused = fused_available and device_type == "cuda"\n'
+    )
+
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
+        self.kept: dict[int, str] = ctx.shared.setdefault(KEPT_CUDA_CHECKS, {})  # check id -> what it guards
+
+    def _is_check(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Attribute):
+            return node.attr.value == "is_cuda" and self.qualname(node) is None
+        if isinstance(node, cst.Comparison):
+            operands = [node.left, *(t.comparator for t in node.comparisons)]
+            return any(is_cuda_literal(o) for o in operands) and not all(string_value(o) is not None for o in operands)
+        return False
+
+    def _checks(self, node: cst.CSTNode, holds: bool = True):
+        """(check, whether the condition holds when the check does) for the CUDA checks in a condition."""
+        if self._is_check(node):
+            negated = isinstance(node, cst.Comparison) and any(
+                isinstance(t.operator, (cst.NotEqual, cst.NotIn, cst.IsNot)) for t in node.comparisons
+            )
+            yield node, holds != negated
+        elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+            yield from self._checks(node.expression, not holds)
+        else:
+            for child in children(node):
+                yield from self._checks(child, holds)
+
+    def _keep_if_guarding(self, condition: cst.CSTNode, when_true, when_false) -> None:
+        for check, holds in self._checks(condition):
+            branch = when_true if holds else when_false
+            found = GPU_ONLY_FEATURE.search(code_of(branch)) if branch is not None else None
+            if found:
+                self.kept[id(check)] = f"`{found.group(0)}`"
+
+    def _keep_all(self, value: cst.CSTNode, what: str) -> None:
+        for check, _ in self._checks(value):
+            self.kept[id(check)] = what
+
+    def visit_If(self, node: cst.If) -> None:
+        self._keep_if_guarding(node.test, node.body, node.orelse)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._keep_if_guarding(node.test, node.body, node.orelse)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        names = [target_name(t.target) for t in node.targets]
+        found = [n for n in names if GPU_ONLY_NAME.search(n)]
+        if found:
+            self._keep_all(node.value, f"`{found[0]}`")
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        name = target_name(node.target)
+        if node.value is not None and GPU_ONLY_NAME.search(name):
+            self._keep_all(node.value, f"`{name}`")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        scaler = self.qualname(node.func) in GRAD_SCALERS
+        for arg in node.args:
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            if keyword in GPU_ONLY_KEYWORDS or (scaler and keyword == "enabled"):
+                self._keep_all(arg.value, f"`{keyword}=`")
+
+    def _left_for_cuda(self, original: cst.CSTNode, updated: cst.CSTNode) -> bool:
+        what = self.kept.get(id(original))
+        if what is None:
+            return False
+        self.kept[id(updated)] = what
+        self.note(
+            original,
+            f"`{code_of(original)}` guards {what}, which only CUDA has: left as a CUDA check, "
+            "so it stays off on XLA",
+        )
+        return True
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
         if original.attr.value != "is_cuda" or self.qualname(original) is not None:
+            return updated
+        if self._left_for_cuda(original, updated):
             return updated
         return self.replace(
             original,
@@ -335,8 +537,7 @@ class CudaDeviceCheck(Rule):
         )
 
     def leave_Comparison(self, original: cst.Comparison, updated: cst.Comparison):
-        operands = [original.left, *(t.comparator for t in original.comparisons)]
-        if not any(is_cuda_literal(o) for o in operands) or all(string_value(o) is not None for o in operands):
+        if not self._is_check(original) or self._left_for_cuda(original, updated):
             return updated
 
         def swap(old: cst.BaseExpression, new: cst.BaseExpression) -> cst.BaseExpression:
@@ -650,3 +851,212 @@ class LoadMapLocation(Rule):
         return names_device(target_name(value))
 
 
+
+
+# -- XLA109: modules keep their Parameter objects when moved to the XLA device ------------
+
+SWAP_SWITCH = "torch.__future__.set_swap_module_params_on_conversion"
+TORCH = Import("torch")
+# What a moved value is taken for a module by (besides `Net().to(device)` and a move whose
+# result is dropped, `model.cuda()`): its name.
+MODULE_NAME = re.compile(
+    r"model|net|module|encoder|decoder|generator|discriminator|critic|classifier|backbone|layer|block"
+    r"|transformer|gpt|bert|ema|teacher|student|policy|actor|head|embed|rnn|lstm|gru|cnn|mlp|^[gdm]$",
+    re.IGNORECASE,
+)
+DEVICE_WORD = re.compile(r"(^|_)(dev|rank|gpu|gpu_id)$", re.IGNORECASE)
+DDP_CLASSES = frozenset({
+    "torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel",
+})
+
+
+class SwapModuleParams(Rule):
+    """Modules moved to the XLA device keep their ``Parameter`` objects.
+
+    On CUDA, ``model.cuda()`` / ``model.to(device)`` changes each parameter in place
+    (``param.data = ...``): the ``Parameter`` objects stay. CPU to XLA is not such a move,
+    so torch_xla 2.9 puts a *new* ``Parameter`` in the module. Whatever held the old
+    objects now holds stale CPU tensors, silently: an optimizer, scheduler, EMA copy or
+    parameter list built before the move (a Trainer given an optimizer before it calls
+    ``model.cuda(gpu_id)``, a layer that builds ``self.opt = Adam(self.parameters())`` in
+    ``__init__``) updates tensors the model no longer uses, so the model never learns;
+    and weights tied by assignment (``self.wte.weight = self.lm_head.weight``) come
+    apart into two trained copies.
+
+    ``torch.__future__.set_swap_module_params_on_conversion(True)`` makes ``Module._apply``
+    swap each new tensor into the old ``Parameter`` (``torch.utils.swap_tensors``), so
+    every holder sees the device tensor, whatever the order of construction. Measured on
+    torch_xla 2.9, CPU PJRT: an AdamW built before the move trains to the CPU losses
+    (without it the loss never moves), a tied embedding stays one parameter, a model run
+    before the move and wrapped in DDP after it trains the same; nothing changes per step.
+    The switch is global: it is added once, after the imports of each file that moves a
+    module (``.cuda()``, or ``.to(<device>)`` on something taken for a module), so it
+    runs before the first move, also in processes ``torch_xla.launch`` starts.
+
+    What it changes besides: a move raises ("_apply(): Couldn't swap") instead of
+    copying when something else holds the parameter's tensor (a weak reference, such as
+    ``torch.compile``'s on a model compiled and run before the move; a view of the
+    parameter; the autograd graph of an output kept from before the move). And
+    ``load_state_dict`` swaps too, so it raises ("Expected use_count of t1 to be 1 or 2")
+    while DistributedDataParallel holds the parameters: a load after the DDP wrap is an
+    error-level finding (load before wrapping). A file that turns the switch off is one
+    too. See torch.__future__ and torch.utils.swap_tensors in the PyTorch reference.
+    """
+
+    CODE = "XLA109"
+    NAME = "swap-module-params"
+    SUMMARY = "files that move modules to the XLA device swap parameters on conversion (keeps optimizers and ties)"
+    FIX = SAFE
+    SEVERITY = "error"  # what stays is what the switch breaks
+    TRIGGERS = (r"\.cuda\(", r"\.to\(")
+    REQUIRES = (r"cuda|xla",)
+    CONTEXT = (words("set_swap_module_params_on_conversion", "load_state_dict", "DistributedDataParallel"),)
+    BEFORE = (
+        "import torch\n\n"
+        "model = GPT(config)\n"
+        "optimizer = torch.optim.AdamW(model.parameters())\n"
+        "model.cuda()\n"
+    )
+    AFTER = (
+        "import torch\n\n"
+        "torch.__future__.set_swap_module_params_on_conversion(True)\n\n"
+        "model = GPT(config)\n"
+        "optimizer = torch.optim.AdamW(model.parameters())\n"
+        "model.cuda()\n"  # XLA103 makes it model.to(torch_xla.device())
+    )
+
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
+        self.first_move: cst.Call | None = None
+        self.first_move_top: cst.CSTNode | None = None  # the top-level statement that holds it
+        self.cuda_move = False  # a move to CUDA (.cuda(), .to("cuda")) is among them
+        self.switch: bool | None = None  # the file's own setting, when it has one
+        self.wrapped = False  # a DistributedDataParallel wrap came before, in code order
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = self.qualname(node.func)
+        if name == SWAP_SWITCH:
+            value = call_arg(node, 0, "value")
+            self.switch = not (value is not None and isinstance(value.value, cst.Name) and value.value.value == "False")
+            if not self.switch and self.first_move is not None:
+                self._flag_switched_off(node)
+            return
+        if name in DDP_CLASSES:
+            self.wrapped = True
+            return
+        func = node.func
+        if not isinstance(func, cst.Attribute) or name is not None:
+            return
+        swapping = self.switch or (self.switch is None and self.first_move is not None)
+        if func.attr.value == "load_state_dict" and self.wrapped and swapping and self._is_module(func.value):
+            self.flag(
+                node,
+                f"`{snippet(node)}` after the model was wrapped in DistributedDataParallel: with parameters "
+                "swapped on conversion, load_state_dict swaps them too and raises while DDP holds "
+                "them (\"Expected use_count of t1 to be 1 or 2\"); load the state dict before the DDP wrap",
+            )
+        elif self._moves_module(node):
+            if func.attr.value == "cuda" or any(is_cuda_value(a.value) for a in node.args):
+                self.cuda_move = True
+            if self.first_move is not None:
+                return
+            self.first_move = node
+            self.first_move_top = self.ctx.statements[0]
+            if self.switch is False:
+                self._flag_switched_off(node)
+
+    def _flag_switched_off(self, node: cst.CSTNode) -> None:
+        self.flag(
+            node,
+            f"`{snippet(node)}`: this file turns parameter swapping off, so a module moved to the XLA "
+            "device gets new Parameter objects: optimizers built before the move update stale CPU "
+            "tensors and tied weights come apart; move the module before anything holds its parameters",
+        )
+
+    def _moves_module(self, call: cst.Call) -> bool:
+        """``model.cuda()``, ``Net().to(device)``, ``self.model.to(device)`` (matched by shape)."""
+        method = call.func.attr.value
+        if method == "to":
+            where = call_arg(call, 0, "device")
+            if where is None or not self._names_device(where.value):
+                return False
+        elif method != "cuda":
+            return False
+        statement = self.ctx.statements[-1] if self.ctx.statements else None
+        result_dropped = isinstance(statement, cst.SimpleStatementLine) and any(
+            isinstance(small, cst.Expr) and small.value is call for small in statement.body
+        )
+        return result_dropped or self._is_module(call.func.value)
+
+    def _is_module(self, value: cst.BaseExpression) -> bool:
+        if isinstance(value, cst.Call):  # Net(...).to(device), nn.Linear(2, 2).cuda()
+            name = self.qualname(value.func) or code_of(value.func)
+            last = name.rsplit(".", 1)[-1]
+            return last[:1].isupper() and not last.endswith("Tensor") and not name.startswith("torch.Tensor")
+        return bool(MODULE_NAME.search(target_name(value)))
+
+    def _names_device(self, value: cst.BaseExpression) -> bool:
+        """A device the migration moves to: a CUDA one, or one named like a device.
+
+        Not an explicit XLA device (``torch_xla.device()``, ``"xla"``): code already
+        written for XLA is its author's, and the migrated moves were ``.cuda()`` or CUDA
+        names when this rule saw them."""
+        if is_cuda_value(value):
+            return True
+        if isinstance(value, cst.IfExp):
+            return self._names_device(value.body) or self._names_device(value.orelse)
+        if isinstance(value, cst.Call):
+            kind = call_arg(value, 0, "type") if self.qualname(value.func) == "torch.device" else None
+            return kind is not None and not is_other_device(kind.value) and string_value(kind.value) != "xla"
+        name = target_name(value)
+        return names_device(name) or bool(DEVICE_WORD.search(name))
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module):
+        if self.first_move is None or self.switch is not None:
+            return updated
+        if not self.cuda_move and not any(p.fixed for p in self.ctx.pending):
+            return updated  # nothing else migrated: code already written for XLA is its author's
+        # After the last import line before the top-level statement that holds the first
+        # move: every move runs after that statement starts (a move in a function runs
+        # only once the function is defined), so after the switch.
+        before = original.body[: next(i for i, s in enumerate(original.body) if s is self.first_move_top)]
+        anchors = [s for s in before if _is_import_line(s)]
+        body = list(updated.body)
+        at = 0
+        if anchors:
+            at = next((i + 1 for i, s in enumerate(body) if s is anchors[-1]), None)
+            if at is None:  # a rule changed an import line: cannot happen (imports are scheduled)
+                return updated
+        else:
+            while at < len(body) and _is_docstring(body[at]):
+                at += 1
+        switch = cst.SimpleStatementLine(
+            body=[cst.Expr(parse_expr(f"{SWAP_SWITCH}(True)"))],
+            leading_lines=[cst.EmptyLine()] if at else [],
+        )
+        if at < len(body) and not body[at].leading_lines:
+            body[at] = body[at].with_changes(leading_lines=[cst.EmptyLine()])
+        body.insert(at, switch)
+        return self.replace(
+            self.first_move,
+            updated,
+            updated.with_changes(body=body),
+            f"`{snippet(self.first_move)}` moves a module to the XLA device, where it would get new "
+            f"Parameter objects: `{SWAP_SWITCH}(True)` added before it runs, so optimizers built "
+            "before the move and tied weights keep them (matched by shape)",
+            imports=[TORCH],
+        )
+
+
+def _is_import_line(statement: cst.BaseStatement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body
+    )
+
+
+def _is_docstring(statement: cst.BaseStatement) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )

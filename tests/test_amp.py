@@ -112,3 +112,136 @@ def test_unsafe_fixes_are_only_hints_by_default():
     code = "import torch\nmodel = torch.nn.Linear(2, 2).half()\nx = torch.zeros(2, dtype=torch.float16)\n"
     assert migrate(code) == code
     assert migrate(code, unsafe_fixes=True).count("torch.bfloat16") == 2
+
+
+def findings(code: str, **options) -> list[tuple[str, bool]]:
+    return [(d.code, d.fixed) for d in migrate_code(textwrap.dedent(code), options_for(**options))[1]]
+
+
+NANOGPT = """\
+    import torch
+    from contextlib import nullcontext
+    device = "cuda"
+    dtype = {dtype}
+    device_type = "cuda" if "cuda" in device else "cpu"
+    ptdtype = {{"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}}[dtype]
+    ctx = nullcontext() if device_type == "cpu" else torch.amp.autocast(device_type=device_type, dtype=ptdtype)
+    """
+
+
+@pytest.mark.parametrize(
+    "dtype, migrated_dtype",
+    [
+        ('"float32"', 'dtype = "float32"'),
+        ('"float16"', 'dtype = "bfloat16"'),
+        ("'bfloat16' if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else 'float16'", "dtype = 'bfloat16'"),
+    ],
+)
+def test_the_users_dtype_choice_survives_and_float16_is_mapped_where_it_is_chosen(dtype, migrated_dtype):
+    migrated = migrate(NANOGPT.format(dtype=dtype))
+    assert migrated_dtype in migrated.splitlines()
+    assert '"float16": torch.bfloat16}[dtype]' in migrated  # a --dtype=float16 override is bfloat16 too
+    assert "torch.amp.autocast(device_type=device_type, dtype=ptdtype)" in migrated
+    assert migrate(migrated) == migrated
+
+
+def test_float16_autocast_on_a_device_variable_keeps_the_variable():
+    migrated = migrate(
+        """\
+        import torch
+        device_type = "cuda" if torch.cuda.is_available() else "cpu"
+        with torch.autocast(device_type=device_type, dtype=torch.float16):
+            pass
+        with torch.autocast(device_type=device_type):
+            pass
+        """
+    )
+    assert migrated.count("torch.autocast(device_type=device_type, dtype=torch.bfloat16)") == 2
+
+
+def test_a_choice_used_outside_autocast_is_guarded_at_the_autocast_and_left_to_xla405():
+    code = """\
+        import torch
+        ptdtype = {"float32": torch.float32, "float16": torch.float16}[args.dtype]
+        model = model.to(ptdtype)
+        with torch.autocast("cuda", dtype=ptdtype):
+            pass
+        """
+    migrated = migrate(code)
+    assert 'torch.autocast("xla", dtype=torch.bfloat16 if ptdtype == torch.float16 else ptdtype)' in migrated
+    assert '"float16": torch.float16}' in migrated  # changing it would change the model's dtype too
+    assert ("XLA405", False) in findings(code)
+    unsafe = migrate(code, unsafe_fixes=True)
+    assert '"float16": torch.bfloat16}' in unsafe and "ptdtype == torch.float16" in unsafe
+    assert migrate(unsafe, unsafe_fixes=True) == unsafe
+
+
+def test_getattr_torch_follows_the_argparse_default():
+    migrated = migrate(
+        """\
+        import argparse
+        import torch
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--amp-dtype", default="float16")
+        args = parser.parse_args()
+        with torch.cuda.amp.autocast(dtype=getattr(torch, args.amp_dtype)):
+            pass
+        """
+    )
+    assert 'parser.add_argument("--amp-dtype", default="bfloat16")' in migrated
+    assert 'torch.autocast("xla", dtype=getattr(torch, args.amp_dtype))' in migrated
+
+
+def test_a_key_the_table_does_not_have_is_not_written():
+    migrated = migrate(
+        """\
+        import torch
+        precision = "fp16"
+        amp_dtype = {"fp32": torch.float32, "fp16": torch.float16}[precision]
+        with torch.autocast("cuda", dtype=amp_dtype):
+            pass
+        """
+    )
+    assert 'precision = "fp16"' in migrated  # "bf16" would be a KeyError
+    assert '"fp16": torch.bfloat16}' in migrated
+
+
+def test_a_test_that_does_more_than_decide_is_not_dropped():
+    migrated = migrate(
+        """\
+        import torch
+        dtype = "bfloat16" if probe_bf16() else "float16"
+        ptdtype = {"bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
+        with torch.autocast("cuda", dtype=ptdtype):
+            pass
+        """
+    )
+    assert 'dtype = "bfloat16" if probe_bf16() else "bfloat16"' in migrated
+
+
+def test_cpu_autocast_choices_are_not_touched():
+    code = """\
+        import torch
+        ptdtype = {"bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
+        with torch.autocast("cpu", dtype=ptdtype):
+            pass
+        """
+    assert migrate(code) == textwrap.dedent(code)
+    assert findings(code) == [("XLA405", False)]
+
+
+def test_a_scaler_that_stays_is_disabled_once_the_dtype_is_mapped():
+    migrated = migrate(
+        """\
+        import torch
+        dtype = "float16"
+        ptdtype = {"bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
+        scaler = torch.cuda.amp.GradScaler(enabled=(dtype == "float16"))
+        with torch.autocast("cuda", dtype=ptdtype):
+            loss = model(x)
+        scaler.scale(loss).backward()
+        print(scaler.is_enabled())
+        """
+    )
+    assert 'dtype = "bfloat16"' in migrated
+    assert 'scaler = torch.amp.GradScaler("xla", enabled=(dtype == "float16"))' in migrated  # False now

@@ -162,3 +162,72 @@ def test_eval_loaders_keep_their_last_batch():
         train_loader = DataLoader(train_set, batch_size=8)
     """
     assert findings(code, select=["XLA701"]) == [(4, "XLA701")]
+
+
+@pytest.mark.parametrize(
+    "loop",
+    [
+        "for _ in range(n):\n        x = torch.cat((x, model(x)[:, -1:]), dim=1)",
+        "while x.size(1) < n:\n        x = t.concat([x, model(x)], 1)",
+        "for _ in range(n):\n        x = cat((x, model(x)), dim=1)",
+        "for _ in range(n):\n        self.cache = torch.cat((self.cache, model(x)))",
+    ],
+)
+def test_a_tensor_concatenated_onto_itself_in_a_loop_is_flagged_however_imported(loop):
+    code = f"import torch\nimport torch as t\nfrom torch import cat\n\ndef sample(model, x, n):\n    {loop}\n    return x\n"
+    assert [c for _, c in findings(code)] == ["XLA705"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "outs = []\n    for x in loader:\n        outs.append(model(x))\n    return torch.cat(outs)",  # a list
+        "for x in loader:\n        x = torch.cat((x, pad), dim=1)\n        model(x)",  # bound by the loop
+        "for b in loader:\n        x = b\n        x = torch.cat((x, pad), dim=1)",  # fresh each iteration
+        "for _ in range(n):\n        x = torch.cat((x, model(x)), dim=1)\n        x = x[:, 1:]",  # a window
+        "for t in range(n):\n        y = model(x[:, t], x[:, t:t + 4])",  # fixed lengths
+        "x = torch.cat((x, y), dim=1)",  # no loop
+    ],
+)
+def test_shapes_that_stay_the_same_are_not_flagged(body):
+    assert findings(f"import torch\n\ndef run(model, loader, x, pad, n):\n    {body}\n") == []
+
+
+def test_data_side_code_is_not_flagged():
+    code = """\
+        import torch
+        def collate_fn(batch):
+            out = torch.empty(0)
+            for i, x in enumerate(batch):
+                out = torch.cat((out, x[:i + 1]))
+            return out
+    """
+    assert findings(code) == []
+
+
+def test_slices_bounded_by_the_loop_index_on_one_side_are_flagged():
+    code = """\
+        import torch
+        def train(model, data):
+            for t in range(1, 100):
+                loss = model(data[:, :t + 1]).sum()
+            for i, batch in enumerate(data):
+                model(batch[i:])
+    """
+    assert findings(code) == [(4, "XLA705"), (6, "XLA705")]
+
+
+def test_the_sampling_message_says_why_cropping_does_not_help():
+    migrated, diagnostics = run(
+        """\
+        import torch
+        def generate(model, idx, n, block_size):
+            for _ in range(n):
+                idx_cond = idx if idx.size(1) <= block_size else idx[:, -block_size:]
+                idx = torch.cat((idx, model(idx_cond)[:, -1:].argmax(-1)), dim=1)
+            return idx
+        """
+    )
+    [message] = [d.message for d in diagnostics]
+    assert "the crop `idx[:, -block_size:]` does not help" in message and "buf[:, t] = y" in message
+    assert migrated.count(TODO_PREFIX) == 1 and run(migrated)[0] == migrated

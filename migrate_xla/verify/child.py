@@ -6,24 +6,39 @@ script spawns itself (``torch_xla.launch``, ``mp.spawn``) are instrumented too. 
 process writes its own record (``<role>-<pid>.json``) and the parent merges them.
 
 What it does:
+- seeds torch, Python's ``random`` and NumPy with the one seed of the verify run, so
+  both runs start from the same state (the script's own seeding still wins), and notes
+  whether the script seeds at all;
 - records the training loss at every ``backward()`` (the unscaled loss when a
   GradScaler multiplied it);
-- counts optimizer steps and stops the run cleanly after ``steps`` of them;
+- counts optimizer steps (backward passes when no optimizer ever steps: a script that
+  updates its parameters by hand) and stops the run cleanly after ``steps`` of them;
 - aligns random numbers: random factories, in-place random fills and dropout draw
   from the CPU generator in both runs, so both see the same values;
+- in float64 mode (the exactness check), runs the script's floating-point work in
+  float64 on both sides, so that rounding no longer hides or fakes a difference;
+- at the first step, records the model's parameters (count, tied groups) and whether
+  the optimizers hold them; with ``diagnose``, the norm of every parameter and gradient
+  at every step;
 - in the reference run without a GPU, emulates CUDA on the CPU (the shim);
-- in the XLA run, reads torch_xla's metrics: compilations, executions, CPU fallbacks.
+- in the XLA run, reads torch_xla's metrics: compilations and executions by step, CPU
+  fallbacks;
+- on SIGTERM (the harness's timeout), writes what it recorded so far.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import math
 import os
+import random
+import signal
 import sys
 import threading
 import types
+import weakref
 
 import torch
 import torch.nn.functional as F
@@ -49,10 +64,16 @@ class Recorder:
         self.role: str = config["role"]
         self.record_dir: str = config["record_dir"]
         self.max_steps: int = config["steps"]
+        self.diagnose: bool = config.get("diagnose", False)
         self.losses: list = []
-        self.steps = 0
+        self.steps = 0  # optimizer steps
         self.precisions: set[str] = set()
         self.compilations_by_step: list[int] = []  # XLA compilations seen at each step
+        self.executions_by_step: list[int] = []  # XLA graph executions seen at each step
+        self.tensors_by_step: list[dict] = []  # with diagnose: {name: norm} at each step
+        self.seeded_by_script: set[str] = set()
+        self.modules_seen: weakref.WeakSet = weakref.WeakSet()
+        self.parameters: dict | None = None
         self.device = ""
         self.done = False
         self.in_scaler_step = False
@@ -63,8 +84,16 @@ class Recorder:
         tensor = tensors[0] if isinstance(tensors, (tuple, list)) else tensors
         if not isinstance(tensor, torch.Tensor) or tensor.numel() != 1:
             return
+        if self.steps == 0 and not _live_optimizers:
+            # No optimizer has stepped: the script may update its parameters by hand, so a
+            # backward pass is a step. Stop before the one past the limit.
+            if len(self.losses) >= self.max_steps:
+                self._stop()
         unscaled = getattr(tensor, "_xla_migrate_unscaled", tensor)
-        self.losses.append(unscaled.detach())
+        loss = unscaled.detach()
+        # On the CPU a float costs nothing and survives a kill; on XLA it would force a
+        # graph execution at every backward, so the tensor waits for the end of the run.
+        self.losses.append(float(loss) if loss.device.type == "cpu" else loss)
 
     def on_step(self) -> None:
         if self.in_scaler_step or self.done:
@@ -73,11 +102,23 @@ class Recorder:
             self.steps += 1
             if self.steps == 1:
                 self._note_param_precision()
+                self._note_parameters()
+            if self.diagnose:
+                self.tensors_by_step.append(_tensor_norms(self._named_parameters()))
             if self.role == "migrated" and "torch_xla" in sys.modules:
-                self.compilations_by_step.append(_xla_compilations())
+                compilations, executions = _xla_counts()
+                self.compilations_by_step.append(compilations)
+                self.executions_by_step.append(executions)
+            self._write_progress()
             if self.steps >= self.max_steps:
-                self.finish("step-limit")
-                raise StepLimitReached()
+                self._stop()
+
+    def _stop(self) -> None:
+        self.finish("step-limit")
+        raise StepLimitReached()
+
+    def on_forward(self, module, args) -> None:
+        self.modules_seen.add(module)
 
     def _note_param_precision(self) -> None:
         for obj in list(_live_optimizers):
@@ -86,11 +127,64 @@ class Recorder:
                     if p.dtype in (torch.float16, torch.bfloat16):
                         self.precisions.add(str(p.dtype).replace("torch.", ""))
 
+    # -- the model -------------------------------------------------------------
+    def _roots(self) -> list:
+        """The modules the script called that no other called module contains (the models)."""
+        seen = list(self.modules_seen)
+        inner = {id(sub) for m in seen for sub in m.modules() if sub is not m}
+        return sorted((m for m in seen if id(m) not in inner), key=lambda m: type(m).__name__)
+
+    def _named_parameters(self) -> list[tuple[str, torch.Tensor]]:
+        """Every (name, parameter) of the models, tied parameters under each of their names."""
+        roots = self._roots()
+        named = []
+        for index, root in enumerate(roots):
+            prefix = f"{type(root).__name__}." if len(roots) > 1 else ""
+            named.extend((prefix + name, p) for name, p in root.named_parameters(remove_duplicate=False))
+        return named
+
+    def _note_parameters(self) -> None:
+        """Count the models' parameters, their tied groups, and what the optimizers hold."""
+        if self.parameters is not None:
+            return
+        try:
+            named = self._named_parameters()
+            by_tensor: dict[int, list[str]] = {}
+            for name, p in named:
+                by_tensor.setdefault(id(p), []).append(name)
+            tensors = {id(p): p for _, p in named}
+            held = {id(p): p for opt in _live_optimizers for g in opt.param_groups for p in g["params"]}
+            trained = {k: p for k, p in tensors.items() if p.requires_grad}
+            self.parameters = {
+                "models": [type(m).__name__ for m in self._roots()],
+                "tensors": len(tensors),
+                "numel": sum(p.numel() for p in tensors.values()),
+                "tied": sorted(sorted(names) for names in by_tensor.values() if len(names) > 1),
+                "optimizers": len(_live_optimizers),
+                # held by an optimizer but no part of any model the script runs: it updates
+                # tensors the forward pass never reads (built before the model moved)
+                "stale_in_optimizer": sum(1 for k in held if k not in tensors),
+                # got a gradient but no optimizer holds them (only where optimizers step)
+                "not_in_optimizer": sum(1 for k, p in trained.items() if k not in held and p.grad is not None)
+                if _live_optimizers else 0,
+            }
+        except Exception as exc:  # a diagnosis must never break the user's run
+            self.parameters = {"error": f"could not inspect the parameters: {exc}"}
+        _stop_watching_modules()
+
     # -- the record ------------------------------------------------------------
+    def _write_progress(self) -> None:
+        """A small file the parent reads if the run dies without a record (and for progress)."""
+        progress = {"steps": self.steps, "losses": len(self.losses)}
+        if self.compilations_by_step:
+            progress["compilations"] = self.compilations_by_step[-1]
+        _write_json(os.path.join(self.record_dir, f"progress-{os.getpid()}.json"), progress)
+
     def finish(self, how: str) -> None:
         if self.done:
             return
         self.done = True
+        self._note_parameters()  # a script that never stepped an optimizer: at its end
         record = {
             "pid": os.getpid(),
             "role": self.role,
@@ -98,6 +192,8 @@ class Recorder:
             "finished": how,
             "steps": self.steps,
             "precision": _precision(self.precisions),
+            "seeded_by_script": sorted(self.seeded_by_script),
+            "parameters": self.parameters,
         }
         try:
             if self.role == "migrated" and "torch_xla" in sys.modules:
@@ -111,18 +207,21 @@ class Recorder:
                 counts = self.compilations_by_step
                 halfway = counts[len(counts) // 2] if len(counts) >= 4 else metrics["compilations"]
                 metrics["recompilations"] = metrics["compilations"] - halfway
+                metrics["compilations_by_step"] = counts
+                metrics["executions_by_step"] = self.executions_by_step
                 record.update(metrics)
                 record["ordinal"] = _xla_ordinal()
             else:
                 record["ordinal"] = int(os.environ.get("RANK", "0") or 0)
             record["losses"] = [_as_float(loss) for loss in self.losses]
+            if self.diagnose:
+                record["tensors_by_step"] = [
+                    dict(zip(names, [_as_float(v) for v in values.cpu()])) for names, values in self.tensors_by_step
+                ]
         except Exception as exc:  # never hide the user's own error behind ours
             record.setdefault("losses", [])
             record["error"] = f"could not read the recorded losses: {exc}"
-        path = os.path.join(self.record_dir, f"{self.role}-{os.getpid()}.json")
-        with open(path + ".tmp", "w") as handle:
-            json.dump(record, handle)
-        os.replace(path + ".tmp", path)
+        _write_json(os.path.join(self.record_dir, f"{self.role}-{os.getpid()}.json"), record)
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
@@ -130,8 +229,41 @@ class Recorder:
                 pass
 
 
+def _write_json(path: str, data: dict) -> None:
+    with open(path + ".tmp", "w") as handle:
+        json.dump(data, handle)
+    os.replace(path + ".tmp", path)
+
+
+def _tensor_norms(named) -> tuple[list[str], torch.Tensor]:
+    """The norm of every parameter and gradient, stacked in one tensor on their device (one
+    transfer a step, at the end of the run)."""
+    names, norms, seen = [], [], set()
+    with torch.no_grad():
+        for name, p in named:
+            if id(p) in seen:
+                continue
+            seen.add(id(p))
+            names.append(name)
+            norms.append(p.detach().double().norm())
+            if p.grad is not None:
+                names.append(f"{name}.grad")
+                norms.append(p.grad.detach().double().norm())
+    return names, torch.stack(norms) if norms else torch.zeros(0, dtype=torch.float64)
+
+
+_forward_hook = None
+
+
+def _stop_watching_modules() -> None:
+    global _forward_hook
+    if _forward_hook is not None:
+        _forward_hook.remove()
+        _forward_hook = None
+
+
 def _as_float(tensor) -> float:
-    value = float(tensor.float().cpu())
+    value = tensor if isinstance(tensor, float) else float(tensor.float().cpu())
     return value if math.isfinite(value) else (str(value) if not math.isnan(value) else "nan")
 
 
@@ -142,17 +274,18 @@ def _precision(seen: set[str]) -> str:
     return "float32"
 
 
-def _xla_compilations() -> int:
+def _xla_counts() -> tuple[int, int]:
     import torch_xla.debug.metrics as met
 
-    data = met.metric_data("CompileTime")
-    return data[0] if data else 0
+    compile_data = met.metric_data("CompileTime")
+    execute_data = met.metric_data("ExecuteTime")
+    return (compile_data[0] if compile_data else 0), (execute_data[0] if execute_data else 0)
 
 
 def _xla_metrics() -> dict:
     import torch_xla.debug.metrics as met
 
-    execute_data = met.metric_data("ExecuteTime")
+    compilations, executions = _xla_counts()
     # .item() shows up as aten::_local_scalar_dense: a host transfer, not a missing lowering.
     fallbacks = {
         name: met.counter_value(name)
@@ -160,8 +293,8 @@ def _xla_metrics() -> dict:
         if name.startswith("aten::") and name != "aten::_local_scalar_dense"
     }
     return {
-        "compilations": _xla_compilations(),
-        "executions": execute_data[0] if execute_data else 0,
+        "compilations": compilations,
+        "executions": executions,
         "host_transfers": met.counter_value("aten::_local_scalar_dense") or 0,
         "cpu_fallback_ops": fallbacks,
     }
@@ -273,6 +406,64 @@ def _install_rng_alignment() -> None:
         setattr(F, name, _dropout(channel_wise))
 
 
+# -- float64: the exactness check ----------------------------------------------------------
+#
+# Both runs do their floating-point work in float64: default dtype float64, every request
+# for a lower float dtype (``dtype=torch.float32``, ``.float()``, ``.half()``,
+# ``.to(torch.bfloat16)``) made float64, and a lower-precision tensor that meets a float64
+# one in an op made float64 first (data read as float32 from NumPy, say). Autocast leaves
+# float64 alone, so a float16 GPU run and a bfloat16 XLA run compute the same thing. What
+# is left of the difference is the migration's, not rounding's: a correct migration
+# agrees to about 1e-12.
+
+LOW_FLOATS = (torch.float32, torch.float16, torch.bfloat16)
+_TO_DOUBLE = {"float", "half", "bfloat16"}
+
+
+def _is_low(value) -> bool:
+    return isinstance(value, torch.Tensor) and value.dtype in LOW_FLOATS
+
+
+def _is_double(value) -> bool:
+    return isinstance(value, torch.Tensor) and value.dtype == torch.float64
+
+
+def _double(value):
+    if _is_low(value):
+        return value.double()
+    if isinstance(value, (list, tuple)) and any(_is_low(v) for v in value):
+        return type(value)(v.double() if _is_low(v) else v for v in value)
+    return value
+
+
+def _mixes_doubles(values) -> bool:
+    flat = [w for v in values for w in (v if isinstance(v, (list, tuple)) else (v,))]
+    return any(_is_double(v) for v in flat) and any(_is_low(v) for v in flat)
+
+
+class Float64Mode(TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        name = getattr(func, "__name__", "")
+        if name in _TO_DOUBLE:
+            func = torch.Tensor.double
+        elif kwargs.get("dtype") in LOW_FLOATS:
+            kwargs = {**kwargs, "dtype": torch.float64}
+        if name in ("to", "type"):
+            args = tuple(torch.float64 if a in LOW_FLOATS else a for a in args)
+        elif _mixes_doubles([*args, *kwargs.values()]):
+            # an in-place op writes into its first argument: that one must stay itself
+            keep_first = (name.endswith("_") and not name.startswith("__")) or name.startswith("__i") \
+                or name == "__setitem__" or "out" in kwargs
+            args = (*args[:1], *map(_double, args[1:])) if keep_first else tuple(map(_double, args))
+            kwargs = {k: (v if k == "out" else _double(v)) for k, v in kwargs.items()}
+        return func(*args, **kwargs)
+
+
+def _install_float64() -> None:
+    torch.set_default_dtype(torch.float64)
+
+
 # -- CUDA emulated on the CPU (reference run without a GPU) ------------------------------
 
 
@@ -312,13 +503,16 @@ class EmulationMode(TorchFunctionMode):
         return func(*args, **kwargs)
 
 
-def _enter_in_every_thread(mode_type: type[TorchFunctionMode]) -> None:
-    """Torch function modes are per thread: push the mode in threads the script starts too."""
-    mode_type().__enter__()
+def _enter_in_every_thread(mode_types: list[type[TorchFunctionMode]]) -> None:
+    """Torch function modes are per thread: push the modes in threads the script starts too."""
+    for mode_type in mode_types:
+        mode_type().__enter__()
     original_run = threading.Thread.run
 
     def run(self, *args, **kwargs):
-        with mode_type():
+        with contextlib.ExitStack() as stack:
+            for mode_type in mode_types:
+                stack.enter_context(mode_type())
             return original_run(self, *args, **kwargs)
 
     threading.Thread.run = run
@@ -481,15 +675,77 @@ def _device_label(recorder: Recorder, emulate: bool) -> str:
     return f"cuda ({torch.cuda.get_device_name()})"
 
 
+def _seed_everything(recorder: Recorder, seed: int) -> None:
+    """Seed torch, Python's random and NumPy alike in both runs, then note the script's own seeding.
+
+    Without it each child draws its seeds from the OS, and an unseeded script does not
+    even agree with itself from one run to the next. A script that seeds still wins: its
+    own call comes later.
+    """
+    torch.manual_seed(seed)
+    random.seed(seed)
+    try:
+        import numpy
+    except ImportError:
+        numpy = None
+    if numpy is not None:
+        numpy.random.seed(seed)
+        default_rng = numpy.random.default_rng
+
+        def seeded_default_rng(seed=None):
+            # an unseeded Generator takes the OS's entropy: draw its seed from the seeded state
+            return default_rng(numpy.random.randint(2**31) if seed is None else seed)
+
+        numpy.random.default_rng = seeded_default_rng
+
+    def noting(owner, name, what):
+        original = getattr(owner, name)
+
+        def seed_call(*args, **kwargs):
+            recorder.seeded_by_script.add(what)
+            return original(*args, **kwargs)
+
+        setattr(owner, name, seed_call)
+
+    noting(torch, "manual_seed", "torch")
+    noting(torch.cuda, "manual_seed", "torch")
+    noting(torch.cuda, "manual_seed_all", "torch")
+    noting(random, "seed", "random")
+    if numpy is not None:
+        noting(numpy.random, "seed", "numpy")
+
+
+def _write_record_on_sigterm(recorder: Recorder) -> None:
+    """The harness's timeout sends SIGTERM first: write what was recorded, then die."""
+
+    def on_sigterm(signum, frame):
+        recorder.finish("timeout")
+        os._exit(128 + signum)
+
+    try:
+        signal.signal(signal.SIGTERM, on_sigterm)
+    except ValueError:  # not the main thread
+        pass
+
+
 def install() -> None:
+    global _forward_hook
     config = json.loads(os.environ[ENV])
     recorder = Recorder(config)
     emulate = config["role"] == "reference" and not torch.cuda.is_available()
     recorder.device = _device_label(recorder, emulate)
     if emulate:
         _install_cuda_shim()
+    if config.get("seed") is not None:
+        _seed_everything(recorder, config["seed"])
     _install_hooks(recorder)
+    _forward_hook = torch.nn.modules.module.register_module_forward_pre_hook(recorder.on_forward)
+    _write_record_on_sigterm(recorder)
     if config.get("align_rng", True):
         _install_rng_alignment()
-    if emulate:
-        _enter_in_every_thread(EmulationMode)
+    modes = [EmulationMode] if emulate else []
+    if config.get("float64"):
+        _install_float64()
+        modes.append(Float64Mode)
+    if modes:
+        _enter_in_every_thread(modes)

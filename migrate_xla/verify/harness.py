@@ -31,7 +31,15 @@ from migrate_xla.verify.compare import Result, Run, compare
 INSTRUMENT = Path(__file__).resolve().parent / "instrument"
 PACKAGE_ROOT = Path(migrate_xla.__file__).resolve().parent.parent
 TRACE_FORMAT = "xla-migrate-reference/1"
-TORCHRUN_VARIABLE = re.compile(r"""environ(?:\.get)?\s*[\[(]\s*['"](?:LOCAL_RANK|RANK|WORLD_SIZE)['"]|getenv\(\s*['"](?:LOCAL_RANK|RANK|WORLD_SIZE)""")
+# A read of torchrun's variables that fails without them (``os.environ["RANK"]``), as opposed
+# to a probe (``os.environ.get("RANK", -1)``, ``"RANK" in os.environ``) that picks a path.
+TORCHRUN_REQUIRED = re.compile(r"""environ\s*\[\s*['"](?:LOCAL_RANK|RANK|WORLD_SIZE)['"]\s*\]""")
+TORCHRUN_ENVIRONMENT = {"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "LOCAL_WORLD_SIZE": "1",
+                        "MASTER_ADDR": "127.0.0.1"}
+KILL_GRACE_S = 20.0  # after SIGTERM, time to write the record before SIGKILL
+PRECISIONS = ("auto", "float64", "native")
+# How a script that cannot compute in float64 fails (a dtype it insists on, an op without float64)
+FLOAT64_TROUBLE = re.compile(r"\b(Double|double|float64|Float|dtype)\b")
 
 
 class VerifyError(Exception):
@@ -48,6 +56,16 @@ class Settings:
     atol: float | None = None
     unsafe_fixes: bool = False
     target: str = "single"  # the --target the script is migrated to
+    seed: int = 0  # both runs start from it (torch, random, NumPy); the script's own seeding wins
+    precision: str = "auto"  # float64 (the exactness check), native, or auto: float64 on CPU PJRT
+    diagnose: bool = False  # record every parameter's and gradient's norm at every step
+    torchrun: bool | None = None  # one-process torchrun variables; None: when the script needs them
+
+    def float64(self, env: dict[str, str] | None = None) -> bool:
+        if self.precision != "auto":
+            return self.precision == "float64"
+        device = self.device or (env or os.environ).get("PJRT_DEVICE") or "CPU"
+        return device.upper() == "CPU"
 
 
 def verify(
@@ -58,11 +76,20 @@ def verify(
     project: Path | None = None,
     reference_trace: Path | None = None,
 ) -> Result:
-    """Migrate (unless ``migrated`` is given), run both sides, compare."""
+    """Migrate (unless ``migrated`` is given), run both sides, compare.
+
+    In float64 (the default on CPU PJRT) both runs compute in float64; where the script
+    cannot run that way (a run fails that way), both run again as written.
+    """
     settings = settings or Settings()
     script = script.resolve()
     if not script.is_file():
         raise VerifyError(f"no such script: {script}")
+    if migrated is not None and project is not None:
+        raise VerifyError("--project names the folder to migrate with SCRIPT; with --migrated nothing is migrated "
+                          "(the migrated script's own folder is on its path): give one of them")
+    trace = load_trace(reference_trace) if reference_trace is not None else None
+    float64 = trace["float64"] if trace is not None else settings.float64()
     with tempfile.TemporaryDirectory(prefix="xla-migrate-verify-") as tmp:
         work = Path(tmp)
         if migrated is None:
@@ -72,41 +99,63 @@ def verify(
             if not migrated.is_file():
                 raise VerifyError(f"no such migrated script: {migrated}")
             migrated_root = migrated.parent
-        env = _shared_environment(script)
+        env = _shared_environment(script, settings)
         jobs = [("migrated", migrated, [str(migrated_root)])]
-        if reference_trace is None:
+        if trace is None:
             jobs.append(("reference", script, []))
-        runs = _run_all(jobs, list(args), env, settings, work)
-        reference = runs["reference"] if reference_trace is None else load_trace(reference_trace)
-        return compare(reference, runs["migrated"], settings.rtol, settings.atol)
+        runs = _run_all(jobs, list(args), env, settings, work / "float64" if float64 else work / "native", float64)
+        note = ""
+        failed = next((r for r in runs.values() if r.error and FLOAT64_TROUBLE.search(r.stderr_tail)), None)
+        if float64 and trace is None and settings.precision == "auto" and failed is not None:
+            note = f"the {failed.role} run failed in float64 ({failed.error}); both ran again as written"
+            float64 = False
+            runs = _run_all(jobs, list(args), env, settings, work / "native", False)
+        reference = runs["reference"] if trace is None else trace["run"]
+        result = compare(reference, runs["migrated"], settings.rtol, settings.atol, float64=float64, seed=settings.seed)
+        if note:
+            result.tolerance_source = f"{result.tolerance_source} ({note})"
+        return result
 
 
 def record_reference(script: Path, args: list[str], settings: Settings, trace: Path) -> Run:
-    """Run only the reference (on a GPU machine, say) and save its losses to ``trace``."""
+    """Run only the reference (on a GPU machine, say) and save its losses to ``trace``.
+
+    It runs as written unless float64 is asked for: the trace is for an XLA device
+    (a TPU) that has no float64 of its own.
+    """
     script = script.resolve()
     if not script.is_file():
         raise VerifyError(f"no such script: {script}")
+    float64 = settings.precision == "float64"
     with tempfile.TemporaryDirectory(prefix="xla-migrate-verify-") as tmp:
-        run = _run_all([("reference", script, [])], list(args), _shared_environment(script), settings, Path(tmp))["reference"]
+        runs = _run_all([("reference", script, [])], list(args), _shared_environment(script, settings), settings,
+                        Path(tmp), float64)
+    run = runs["reference"]
     if run.error is None:
         trace.write_text(
             json.dumps(
                 {"format": TRACE_FORMAT, "script": script.name, "args": list(args), "steps": settings.steps,
-                 "device": run.device, "precision": run.precision, "losses": run.losses},
+                 "device": run.device, "precision": run.precision, "float64": float64, "seed": settings.seed,
+                 "losses": run.losses, "parameters": run.parameters, "seeded_by_script": run.seeded_by_script,
+                 "tensors_by_step": run.tensors_by_step},
                 indent=2,
             )
         )
     return run
 
 
-def load_trace(path: Path) -> Run:
+def load_trace(path: Path) -> dict:
+    """A saved reference: its Run, and whether it ran in float64."""
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
         raise VerifyError(f"cannot read reference trace {path}: {exc}") from None
     if data.get("format") != TRACE_FORMAT:
         raise VerifyError(f"{path} is not a reference trace written by --save-reference")
-    return Run("reference", device=f"{data['device']} (saved trace)", losses=data["losses"], precision=data["precision"])
+    run = Run("reference", device=f"{data['device']} (saved trace)", losses=data["losses"], precision=data["precision"],
+              parameters=data.get("parameters"), seeded_by_script=data.get("seeded_by_script"),
+              tensors_by_step=data.get("tensors_by_step", []))
+    return {"run": run, "float64": bool(data.get("float64", False))}
 
 
 def migrate_project(script: Path, project: Path, out: Path, settings: Settings) -> tuple[Path, Path]:
@@ -133,17 +182,21 @@ def migrate_project(script: Path, project: Path, out: Path, settings: Settings) 
     return target_of[script], out
 
 
-def _shared_environment(script: Path) -> dict[str, str]:
-    """What both children get: the caller's environment, plus a one-process torchrun setup
-    (MASTER_PORT comes per child, in ``_run_child``)."""
+def _shared_environment(script: Path, settings: Settings) -> dict[str, str]:
+    """What both children get: the caller's environment, one hash seed, and a one-process
+    torchrun setup where asked or where the script cannot start without one (MASTER_PORT
+    comes per child, in ``_run_child``). A script that only probes for torchrun
+    (``os.environ.get("RANK", -1)``) runs the way its user runs it: without."""
     env = dict(os.environ)
-    try:
-        text = script.read_text(errors="replace")
-    except OSError:
-        text = ""
-    if TORCHRUN_VARIABLE.search(text):
-        for key, value in {"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "LOCAL_WORLD_SIZE": "1",
-                           "MASTER_ADDR": "127.0.0.1"}.items():
+    env.setdefault("PYTHONHASHSEED", str(settings.seed))
+    torchrun = settings.torchrun
+    if torchrun is None:
+        try:
+            torchrun = bool(TORCHRUN_REQUIRED.search(script.read_text(errors="replace")))
+        except OSError:
+            torchrun = False
+    if torchrun:
+        for key, value in TORCHRUN_ENVIRONMENT.items():
             env.setdefault(key, value)
     return env
 
@@ -154,11 +207,12 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _run_all(jobs, args, env, settings: Settings, work: Path) -> dict[str, Run]:
+def _run_all(jobs, args, env, settings: Settings, work: Path, float64: bool) -> dict[str, Run]:
     """Run the children side by side (they are independent); returns a Run per role."""
+    work.mkdir(parents=True, exist_ok=True)
     runs: dict[str, Run] = {}
     threads = [
-        threading.Thread(target=lambda j=job: runs.__setitem__(j[0], _run_child(*j, args, env, settings, work)))
+        threading.Thread(target=lambda j=job: runs.__setitem__(j[0], _run_child(*j, args, env, settings, work, float64)))
         for job in jobs
     ]
     for thread in threads:
@@ -168,7 +222,8 @@ def _run_all(jobs, args, env, settings: Settings, work: Path) -> dict[str, Run]:
     return runs
 
 
-def _run_child(role: str, script: Path, extra_path: list[str], args, env, settings: Settings, work: Path) -> Run:
+def _run_child(role: str, script: Path, extra_path: list[str], args, env, settings: Settings, work: Path,
+               float64: bool) -> Run:
     records = work / f"records-{role}"
     records.mkdir()
     child_env = dict(env)
@@ -179,12 +234,17 @@ def _run_child(role: str, script: Path, extra_path: list[str], args, env, settin
         [str(INSTRUMENT), *extra_path, *filter(None, [env.get("PYTHONPATH")]), str(PACKAGE_ROOT)]
     )
     child_env["XLA_MIGRATE_VERIFY"] = json.dumps(
-        {"role": role, "record_dir": str(records), "steps": settings.steps,
-         "align_rng": settings.align_rng}
+        {"role": role, "record_dir": str(records), "steps": settings.steps, "align_rng": settings.align_rng,
+         "seed": settings.seed, "float64": float64, "diagnose": settings.diagnose}
     )
+    debug_file = records / "xla-debug.txt"
     if role == "migrated":
         child_env["PJRT_DEVICE"] = settings.device or env.get("PJRT_DEVICE") or "CPU"
-    run = Run(role)
+        # torch_xla's own account of every compilation: its cause and the Python frames
+        if "PT_XLA_DEBUG_LEVEL" not in env and "PT_XLA_DEBUG" not in env:
+            child_env["PT_XLA_DEBUG_LEVEL"] = "2"
+            child_env["PT_XLA_DEBUG_FILE"] = str(debug_file)
+    run = Run(role, float64=float64)
     started = time.monotonic()
     with open(work / f"{role}.stdout", "wb") as out, open(work / f"{role}.stderr", "wb") as err:
         process = subprocess.Popen(
@@ -194,42 +254,99 @@ def _run_child(role: str, script: Path, extra_path: list[str], args, env, settin
         try:
             run.returncode = process.wait(timeout=settings.timeout)
         except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
             run.error = f"timed out after {settings.timeout:g} s (--timeout)"
+            _stop_group(process)
     run.wall_s = time.monotonic() - started
     run.stderr_tail = _tail(work / f"{role}.stderr")
     _merge_records(run, records)
+    if debug_file.is_file():
+        run.compile_causes = compile_causes(debug_file.read_text(errors="replace"), script)
     # A crash after some steps is a crash too; the step limit is not (torch_xla.launch's pool
     # turns a worker's clean stop into exit status 1 of the parent).
     if run.error is None and run.returncode not in (0, None) and run.finished != "step-limit":
-        run.error = f"exited with status {run.returncode}" + (f" after {len(run.losses)} steps" if run.losses else "")
+        run.error = f"exited with status {run.returncode}"
     elif run.error is None and not run.losses:
         run.error = "the script never called backward(): no training loss to compare"
+    if run.error and run.losses:
+        run.error += f" after {len(run.losses)} steps"
     return run
 
 
+def _stop_group(process: subprocess.Popen) -> None:
+    """SIGTERM the child's process group (each instrumented process writes what it recorded),
+    then SIGKILL what is left after a grace period."""
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=KILL_GRACE_S)
+    except subprocess.TimeoutExpired:
+        pass
+    except ProcessLookupError:
+        return
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
+
+
 def _merge_records(run: Run, folder: Path) -> None:
-    records = []
+    records, progress = [], []
     for path in folder.glob("*.json"):
         try:
-            records.append(json.loads(path.read_text()))
+            data = json.loads(path.read_text())
         except ValueError:
             continue
+        (progress if path.name.startswith("progress-") else records).append(data)
     training = sorted((r for r in records if r.get("losses")), key=lambda r: (r.get("ordinal", 0), r["pid"]))
     chosen = training[0] if training else (records[0] if records else None)
     if chosen is None:
+        # died without a record (killed, or aborted in native code): what its progress file says
+        if progress:
+            last = max(progress, key=lambda p: p.get("steps", 0))
+            run.compilations = last.get("compilations")
+            run.steps_done = last.get("steps", 0)
         return
     run.device = chosen.get("device", "")
     run.finished = chosen.get("finished", "")
     run.losses = chosen.get("losses", [])
     run.precision = chosen.get("precision", "float32")
-    for key in ("compilations", "recompilations", "executions"):
+    run.parameters = chosen.get("parameters")
+    run.seeded_by_script = chosen.get("seeded_by_script")
+    run.tensors_by_step = chosen.get("tensors_by_step", [])
+    run.steps_done = chosen.get("steps", 0)
+    for key in ("compilations", "recompilations", "executions", "compilations_by_step", "executions_by_step"):
         if key in chosen:
             setattr(run, key, chosen[key])
     run.cpu_fallback_ops = chosen.get("cpu_fallback_ops", {})
     if chosen.get("error"):
         run.error = chosen["error"]
+
+
+COMPILATION_BLOCK = re.compile(r"^Compilation Analysis: Compilation Cause\n(.*?)^Compilation Analysis: -{10,}", re.S | re.M)
+FRAME = re.compile(r"^Compilation Analysis:\s+(\S+) \((.+):(\d+)\)$", re.M)
+
+
+def compile_causes(text: str, script: Path) -> list[dict]:
+    """Each compilation torch_xla reported (PT_XLA_DEBUG_LEVEL=2): its cause and the innermost
+    frame of the user's code (not torch's, not torch_xla's, not ours)."""
+    causes = []
+    for block in COMPILATION_BLOCK.finditer(text):
+        body = block.group(1)
+        lines = [line.removeprefix("Compilation Analysis:").strip() for line in body.splitlines()]
+        cause = lines[0] if lines else ""
+        where = None
+        for name, file, line in FRAME.findall(body):
+            if not _is_library(file):
+                where = {"function": name, "file": file, "line": int(line)}
+                break
+        causes.append({"cause": cause, **(where or {})})
+    return causes
+
+
+def _is_library(file: str) -> bool:
+    parts = Path(file).parts
+    return "site-packages" in parts or "dist-packages" in parts or file.startswith("<") \
+        or str(PACKAGE_ROOT / "migrate_xla") in file or "/lib/python3" in file
 
 
 def _tail(path: Path, lines: int = 25) -> str:

@@ -34,5 +34,9 @@ for step in range(30):
     optimizer.step()
     if step % 10 == 0:
         print(f"step {step} loss {loss.item():.4f}")
+    if "--hang-late" in sys.argv and step == 2:
+        import time
+
+        time.sleep(600)  # a hang after some steps: the timeout still reports them
     if "--exit-early" in sys.argv and step == 2:
         sys.exit(3)  # a failure that is no exception, after some steps

@@ -6,6 +6,8 @@ import torch
 import torch.nn as nn
 import torch_xla
 
+torch.__future__.set_swap_module_params_on_conversion(True)
+
 model = nn.Linear(8, 8).to(torch_xla.device())
 x = torch.randn(4, 8, device="xla")
 use_amp = True
@@ -39,9 +41,9 @@ with torch.autocast("xla", dtype=torch.bfloat16, enabled=use_amp):
 
 # The device type comes from a variable, as in nanoGPT.
 device = "xla"
-device_type = "xla"
-ptdtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}["float16"]
-ctx = nullcontext() if device_type == "cpu" else torch.autocast("xla", dtype=torch.bfloat16)
+device_type = "xla" if "xla" in device else "cpu"
+ptdtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.bfloat16}["bfloat16"]
+ctx = nullcontext() if device_type == "cpu" else torch.amp.autocast(device_type=device_type, dtype=ptdtype)
 with ctx:
     y = model(x)
 

@@ -7,6 +7,8 @@ import torch
 import torch.nn as nn
 import torch_xla
 
+torch.__future__.set_swap_module_params_on_conversion(True)
+
 parser = argparse.ArgumentParser()
 parser.add_argument("--dtype", default="bfloat16", choices=["float32", "bfloat16", "float16"])
 parser.add_argument("--precision", type=str, default='bf16')

@@ -3,6 +3,8 @@
 import torch
 import torch_xla
 
+torch.__future__.set_swap_module_params_on_conversion(True)
+
 
 def train_step(model, batch, optimizer):
     loss = model(batch).mean()

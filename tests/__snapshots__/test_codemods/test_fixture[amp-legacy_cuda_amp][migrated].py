@@ -7,6 +7,8 @@ import torch.nn as nn
 import torch_xla
 import torch_xla.distributed.parallel_loader as pl
 
+torch.__future__.set_swap_module_params_on_conversion(True)
+
 parser = argparse.ArgumentParser()
 parser.add_argument("--amp", action="store_true")
 parser.add_argument("--clip", type=float, default=1.0)

@@ -6,15 +6,17 @@ from contextlib import nullcontext
 import torch
 import torch_xla
 
+torch.__future__.set_swap_module_params_on_conversion(True)
+
 device = "xla"
-dtype = "bfloat16" if bool(torch_xla.device_count()) else "float16"
+dtype = "bfloat16"
 gradient_accumulation_steps = 4
 grad_clip = 1.0
 compile = False
 
-device_type = "xla"
-ptdtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
-ctx = nullcontext() if device_type == "cpu" else torch.autocast("xla", dtype=torch.bfloat16)
+device_type = "xla" if "xla" in device else "cpu"
+ptdtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.bfloat16}[dtype]
+ctx = nullcontext() if device_type == "cpu" else torch.amp.autocast(device_type=device_type, dtype=ptdtype)
 
 model = torch.nn.Linear(64, 64).to(device)
 optimizer = torch.optim.AdamW(model.parameters(), lr=6e-4)
@@ -22,7 +24,7 @@ optimizer = torch.optim.AdamW(model.parameters(), lr=6e-4)
 
 def get_batch():
     x = torch.randn(8, 64)
-    if device_type == "xla":
+    if device_type == "cuda":
         x = x.to(device, non_blocking=True)
     return x
 

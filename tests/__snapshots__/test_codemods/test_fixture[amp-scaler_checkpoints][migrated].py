@@ -7,6 +7,8 @@ import torch_xla
 import torch_xla.core.xla_model as xm
 import torch_xla.distributed.parallel_loader as pl
 
+torch.__future__.set_swap_module_params_on_conversion(True)
+
 model = torch.nn.Linear(16, 4).to(torch_xla.device())
 optimizer = torch.optim.Adam(model.parameters())
 

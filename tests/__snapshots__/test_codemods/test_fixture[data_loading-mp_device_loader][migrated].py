@@ -7,6 +7,8 @@ from tqdm import tqdm
 import torch_xla
 import torch_xla.distributed.parallel_loader as pl
 
+torch.__future__.set_swap_module_params_on_conversion(True)
+
 device = torch_xla.device()
 
 

@@ -6,6 +6,8 @@ import torch
 import torch.nn as nn
 import torch_xla
 
+torch.__future__.set_swap_module_params_on_conversion(True)
+
 parser = argparse.ArgumentParser(description="word language model")
 parser.add_argument("--cuda", action="store_true", help="use CUDA")
 parser.add_argument("--lr", type=float, default=20)
@@ -14,7 +16,7 @@ args = parser.parse_args()
 if bool(torch_xla.device_count()) and not args.cuda:
     print("WARNING: You have a CUDA device, so you should probably run with --cuda")
 
-device = torch_xla.device()
+device = torch.device("xla" if args.cuda else "cpu")
 
 model = nn.LSTM(32, 64)
 criterion = nn.CrossEntropyLoss()

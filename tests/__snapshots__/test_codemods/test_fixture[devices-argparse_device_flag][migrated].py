@@ -6,6 +6,8 @@ import torch
 import torch.nn as nn
 import torch_xla
 
+torch.__future__.set_swap_module_params_on_conversion(True)
+
 parser = argparse.ArgumentParser()
 parser.add_argument("--device", type=str, default="xla", help="device to train on")
 parser.add_argument('--eval-device', default='xla')

@@ -21,7 +21,7 @@ def main():
 
     torch.manual_seed(args.seed)
 
-    device = torch_xla.device()  # pick the GPU when allowed
+    device = torch.device("xla" if use_cuda else "cpu")  # pick the GPU when allowed
     train_kwargs = {"batch_size": args.batch_size}
     if use_cuda:
         cuda_kwargs = {"num_workers": 1, "shuffle": True}
@@ -31,7 +31,7 @@ def main():
 
 def other_spelling(args):
     # The same choice, written the other way round.
-    device = "xla"
+    device = "cpu" if args.no_cuda else "xla"
     return torch.zeros(3).to(device)
 
 

@@ -3,6 +3,8 @@
 import torch
 import torch_xla
 
+torch.__future__.set_swap_module_params_on_conversion(True)
+
 DEFAULTS = {
     "lr": 3e-4,
     "device": "xla",  # overridden from the command line

@@ -6,6 +6,8 @@ import torch.nn.functional as F
 from mymodels import encoder
 import torch_xla
 
+torch.__future__.set_swap_module_params_on_conversion(True)
+
 
 class Net(nn.Module):
     def __init__(self):

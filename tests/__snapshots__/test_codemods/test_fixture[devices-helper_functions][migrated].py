@@ -12,7 +12,7 @@ def get_device():
 
 
 def get_device_v2(gpu=True):
-    return torch_xla.device()
+    return torch_xla.device() if gpu else torch.device("cpu")
 
 
 def to_device(batch, device="xla"):

@@ -10,6 +10,8 @@ import torch.optim
 import torch.utils.data
 import torch_xla
 
+torch.__future__.set_swap_module_params_on_conversion(True)
+
 parser = argparse.ArgumentParser(description="PyTorch ImageNet Training")
 parser.add_argument("--gpu", default=None, type=int, help="GPU id to use.")
 parser.add_argument("--resume", default="", type=str, metavar="PATH")

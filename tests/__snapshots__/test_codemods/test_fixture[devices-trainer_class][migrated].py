@@ -4,6 +4,8 @@ import torch
 import torch.nn as nn
 import torch_xla
 
+torch.__future__.set_swap_module_params_on_conversion(True)
+
 
 class Trainer:
     """Owns the model, the optimizer and the device."""

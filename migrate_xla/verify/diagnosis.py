@@ -1,0 +1,149 @@
+"""Where and why two verify runs differ, or why the migrated run is slow.
+
+Each finding names its cause in the migration's own words and, where one applies, the
+rule or guide section that deals with it. Blocking findings make the verdict a mismatch
+even when the losses agree: a model with other parameters, an optimizer that updates
+tensors the model no longer reads, a precision the user did not choose, a loop whose
+steps are never cut into graphs.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+# The rules that deal with each cause (see `xla-migrate explain CODE`).
+PARAMETER_IDENTITY_RULE = "XLA109"
+SYNC_RULE = "XLA201"
+RECOMPILATION_GUIDE = "guide: Understanding Recompilations"
+
+
+@dataclass
+class Finding:
+    kind: str
+    message: str
+    blocking: bool = False  # makes the verdict a mismatch
+    file: str | None = None
+    line: int | None = None
+    rule: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "message": self.message, "file": self.file, "line": self.line, "rule": self.rule}
+
+
+def diagnose(result) -> list[Finding]:
+    ref, mig = result.reference, result.migrated
+    findings: list[Finding] = []
+    findings += _parameters(ref.parameters, mig.parameters)
+    findings += _precision(ref.precision, mig.precision)
+    findings += _first_tensor(result)
+    findings += _steps_not_cut(mig)
+    findings += _recompilations(mig)
+    findings += _crash(mig)
+    for op, count in sorted(mig.cpu_fallback_ops.items()):
+        findings.append(Finding("cpu-fallback", f"{op} ran {count} times on the CPU (no XLA lowering): replace the op "
+                                "or move it out of the step", rule="XLA7"))
+    if ref.seeded_by_script == [] and result.seed is not None:
+        findings.append(Finding("unseeded", f"the script never seeds torch, random or NumPy: both runs started from "
+                                f"the verify seed {result.seed} (--seed)"))
+    return findings
+
+
+def _parameters(ref: dict | None, mig: dict | None) -> list[Finding]:
+    if not ref or not mig or "error" in ref or "error" in mig:
+        return []
+    found = []
+    if (ref["tensors"], ref["numel"]) != (mig["tensors"], mig["numel"]) or ref["tied"] != mig["tied"]:
+        untied = [group for group in ref["tied"] if group not in mig["tied"]]
+        why = f"; tied in the reference, apart in the migration: {', '.join(' = '.join(g) for g in untied)}" if untied else ""
+        found.append(Finding(
+            "parameters",
+            f"the models differ: reference {ref['numel']:,} parameters in {ref['tensors']} tensors, migrated "
+            f"{mig['numel']:,} in {mig['tensors']}{why} (moving a module to the XLA device replaces its parameters; "
+            "weights tied by assignment come apart)",
+            blocking=True, rule=PARAMETER_IDENTITY_RULE,
+        ))
+    stale = mig.get("stale_in_optimizer", 0) - ref.get("stale_in_optimizer", 0)
+    orphaned = mig.get("not_in_optimizer", 0) - ref.get("not_in_optimizer", 0)
+    if stale > 0 or orphaned > 0:
+        found.append(Finding(
+            "stale-optimizer",
+            f"{max(orphaned, 0)} parameters of the migrated model got gradients but no optimizer updates them, and its "
+            f"optimizers hold {max(stale, 0)} tensors the model no longer uses: an optimizer built before the model "
+            "moved to the XLA device updates the old copies",
+            blocking=True, rule=PARAMETER_IDENTITY_RULE,
+        ))
+    return found
+
+
+def _precision(ref: str, mig: str) -> list[Finding]:
+    # float16 on the GPU becomes bfloat16 on XLA; a float32 run must stay float32.
+    if ref == "float32" and mig != "float32":
+        return [Finding("precision", f"the reference trains in float32, the migration in {mig}: the migration "
+                        "overrode the script's precision choice", blocking=True, rule="XLA4")]
+    return []
+
+
+def _first_tensor(result) -> list[Finding]:
+    """With --diagnose: the first parameter or gradient whose norm differs, step by step."""
+    ref, mig = result.reference.tensors_by_step, result.migrated.tensors_by_step
+    for step, (a, b) in enumerate(zip(ref, mig), start=1):
+        for name in a:
+            if name not in b:
+                continue
+            x, y = a[name], b[name]
+            if not (isinstance(x, float) and isinstance(y, float)):
+                continue
+            if abs(x - y) > result.atol + result.rtol * abs(x):
+                kind = "gradient" if name.endswith(".grad") else "parameter"
+                return [Finding("first-tensor", f"first difference at step {step}: the {kind} {name.removesuffix('.grad')} "
+                                f"(norm {x:.6g} in the reference, {y:.6g} migrated)")]
+        missing = sorted(set(a) ^ set(b))
+        if missing:
+            return [Finding("first-tensor", f"at step {step} only one run has: {', '.join(missing[:5])}")]
+    return []
+
+
+def _steps_not_cut(run) -> list[Finding]:
+    """A training loop without a torch_xla.sync() a step: no graph runs between steps (the
+    lazy graph grows until something reads a value), or a bigger graph compiles every step."""
+    executions, compilations = run.executions_by_step, run.compilations_by_step
+    if len(executions) < 3:
+        return []
+    idle = sum(1 for a, b in zip(executions[1:], executions[2:]) if b == a)
+    second_half = compilations[len(compilations) // 2:]
+    growing = len(second_half) >= 2 and all(b > a for a, b in zip(second_half, second_half[1:]))
+    if idle * 2 < len(executions) - 2 and not growing:
+        return []
+    what = "no graph ran between steps" if not growing else "a new, bigger graph compiled at every step"
+    return [Finding("steps-not-cut", f"the migrated training steps are not cut into graphs ({what}): each step "
+                    "must end in torch_xla.sync() (or iterate an MpDeviceLoader)", blocking=True, rule=SYNC_RULE)]
+
+
+def _user_line(causes: list[dict]) -> tuple[str | None, int | None, int]:
+    lines = Counter((c["file"], c["line"]) for c in causes if c.get("file"))
+    if not lines:
+        return None, None, 0
+    (file, line), count = lines.most_common(1)[0]
+    return file, line, count
+
+
+def _recompilations(run) -> list[Finding]:
+    if not run.recompilations or run.error:
+        return []
+    late = run.compile_causes[len(run.compile_causes) - run.recompilations:] if run.compile_causes else []
+    file, line, count = _user_line(late)
+    where = f"; most from {file}:{line} ({count})" if file else ""
+    cause = Counter(c["cause"] for c in late).most_common(1)[0][0] if late else ""
+    return [Finding("recompilation", f"{run.recompilations} graphs compiled in the second half of the run"
+                    f"{where}{f' ({cause})' if cause else ''}: shapes or Python control flow change between steps "
+                    "(pad to fixed shapes, drop_last=True)", file=file, line=line, rule=RECOMPILATION_GUIDE)]
+
+
+def _crash(run) -> list[Finding]:
+    if not run.error or not run.compile_causes:
+        return []
+    file, line, count = _user_line(run.compile_causes)
+    where = f"; the line compiling most: {file}:{line} ({count} compilations)" if file else ""
+    return [Finding("crash", f"the migrated run failed after {len(run.compile_causes)} XLA compilations{where}",
+                    file=file, line=line, rule=RECOMPILATION_GUIDE)]
