@@ -278,7 +278,7 @@ class MpDeviceLoaderAtLoop(Rule):
     SUMMARY = "loops that move batches to the device iterate pl.MpDeviceLoader(loader, device)"
     FIX = SAFE
     TRIGGERS = (r"\.to\(", r"\.cuda\(")
-    REQUIRES = (r"cuda|xla",)  # a script with neither moves to the CPU (or to a device it is given)
+    REQUIRES = (r"""cuda|xla\.device|xla_device|['"]xla['"]""",)  # a script with none moves to the CPU (or to a device it is given); not `torch_xla.sync()` alone, which XLA201 adds
     CONTEXT = (BATCH_MOVE_CONTEXT, CPU_CHOICE)
     BEFORE = (
         "for data, target in train_loader:\n"

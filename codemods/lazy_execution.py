@@ -2,7 +2,7 @@
 
 Follows the migration guide's "Understanding Lazy Execution and Synchronization": on
 XLA, operations only build a graph; ``torch_xla.sync()`` compiles and runs it, once per
-training iteration, right after ``optimizer.step()``.
+training iteration, right after the parameters are updated (``optimizer.step()``, or by hand).
 """
 
 from __future__ import annotations
@@ -37,13 +37,16 @@ class SyncAfterOptimizerStep(Rule):
     run never finishes. The update is an optimizer step or one written by hand:
 
     - ``<name>.step()`` where the name says optimizer (``optimizer``, ``opt_d``,
-      ``self.optim``), also ``optimizer.step(closure)`` (LBFGS: the sync follows the step,
-      never the closure); ``scaler.step(optimizer)`` by any name (the sync then follows
-      ``scaler.update()``). LR schedulers are not steps.
-    - a loop over parameters that updates each from its gradient
-      (``for p in model.parameters(): p.data.add_(p.grad, alpha=-lr)``, ``p -= lr * p.grad``,
-      ``p.sub_(...)``, also over ``optimizer.param_groups``), or such a line on its own
-      (``w -= lr * w.grad``). A ``with torch.no_grad():`` around them gets the sync after it.
+      ``self.optim``), also ``optimizer.step(closure)`` (L-BFGS: the sync follows the step,
+      never the closure; a positional argument must be named ``closure`` or be a lambda, so
+      ``dist_optim.step(context_id)`` is not taken); ``scaler.step(optimizer)`` by any name
+      (the sync then follows ``scaler.update()``). LR schedulers are not steps.
+    - a loop over parameters that changes each in place with a value computed from its
+      gradient (``for p in model.parameters(): p.data.add_(p.grad, alpha=-lr)``,
+      ``p -= lr * p.grad``, ``d_p = p.grad`` then ``p.sub_(lr * d_p)``, also over
+      ``optimizer.param_groups``), or such a line on its own (``w -= lr * w.grad``). A
+      ``with torch.no_grad():`` around them gets the sync after it. Loops that move
+      parameters, clip weights or touch only gradients are no updates.
 
     The sync goes after the last update of a block: a GAN's two optimizers get one, after
     the second, also when one of them steps under an ``if`` (the sync then follows that
@@ -54,7 +57,9 @@ class SyncAfterOptimizerStep(Rule):
     blocks around it up to the loop, or after a call of the helper in this file. A step
     inside ``with xp.Trace(...)`` gets its sync after the ``with`` (a sync inside a trace
     raises "Expecting scope to be empty"); inside ``xp.StepTrace`` none, since the
-    StepTrace syncs when it closes. Both kinds are matched by shape.
+    StepTrace syncs when it closes. Nothing is added inside an optimizer class (a base
+    class named like an optimizer) or in a hand-written update in a function named
+    ``step``: its caller's ``optimizer.step()`` gets the sync. Both kinds are matched by shape.
     """
 
     CODE = "XLA201"
@@ -68,7 +73,7 @@ class SyncAfterOptimizerStep(Rule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self.plans: dict[int, tuple[int, str]] = {}  # block -> (the statement the sync follows, STEP or UPDATE)
+        self.plans: dict[int, tuple[int, str]] = {}  # block -> (the statement the sync follows, what it ends)
         self.covered: set[int] = set()  # blocks whose iteration is synced by a block around them
         self.scopes: list[str | None] = []  # the enclosing functions (their names) and loops (None)
         self.optimizer_classes: list[bool] = []  # for each enclosing class: is it an optimizer?
@@ -235,7 +240,8 @@ class SyncAfterOptimizerStep(Rule):
             return False
         owner = last_name(call.func.value)
         if OPTIMIZER_NAME.search(owner) and "sched" not in owner.lower():
-            return True  # optimizer.step(), optimizer.step(closure)
+            positional = [a.value for a in call.args if a.keyword is None]
+            return not positional or (len(positional) == 1 and _is_closure(positional[0]))
         # scaler.step(optimizer), whatever the scaler is called
         return bool(call.args) and bool(OPTIMIZER_NAME.search(last_name(call.args[0].value)))
 
@@ -266,6 +272,12 @@ class SyncAfterOptimizerStep(Rule):
                         names.add(last_name(node.func))
         names.discard("")
         return names
+
+
+def _is_closure(node: cst.BaseExpression) -> bool:
+    """``closure`` or ``lambda: ...`` in ``optimizer.step(closure)`` (L-BFGS); not the gradients
+    or context id that functional and distributed optimizers take (``optim.step(grads)``)."""
+    return type(node) is cst.Lambda or (type(node) is cst.Name and "closure" in node.value.lower())
 
 
 def _within_iteration(node: cst.CSTNode):
@@ -310,57 +322,72 @@ def _tensor_name(node: cst.CSTNode) -> str | None:
     return ".".join([node.value, *reversed(parts)])
 
 
-def _writes_and_grads(node: cst.CSTNode) -> tuple[set[str], set[str]]:
-    """The tensors changed in place in ``node`` (``p -= ...``, ``p.data = ...``, ``p.add_(...)``)
-    and those whose ``.grad`` it reads, not looking into nested functions."""
-    writes: set[str] = set()
-    grads: set[str] = set()
-    for found in _within_scope(node):
-        kind = type(found)
-        if kind is cst.AugAssign:
-            writes.add(_tensor_name(found.target))
-        elif kind is cst.Assign:
-            for target in found.targets:
-                if type(target.target) is cst.Attribute and target.target.attr.value == "data":
-                    writes.add(_tensor_name(target.target))
-        elif kind is cst.Call and type(found.func) is cst.Attribute:
-            method = found.func.attr.value
-            if method.endswith("_") and not method.startswith("_"):  # in-place tensor methods: add_, sub_, copy_
-                writes.add(_tensor_name(found.func.value))
-        elif kind is cst.Attribute and found.attr.value == "grad":
-            grads.add(_tensor_name(found.value))
-    writes.discard(None)
-    grads.discard(None)
-    return writes, grads
-
-
-def _within_scope(node: cst.CSTNode):
-    yield node
-    for child in children(node):
-        if not isinstance(child, NESTED_SCOPES):
-            yield from _within_scope(child)
+def _small_statements(node: cst.CSTNode):
+    """The simple statements (``x = ...``, ``p -= ...``, calls) of ``node``, in code order, in
+    its blocks and their blocks, not in nested functions or classes."""
+    if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        yield from node.body
+    elif isinstance(node, cst.BaseSuite):
+        for statement in node.body:
+            yield from _small_statements(statement)
+    elif not isinstance(node, NESTED_SCOPES):
+        for child in children(node):
+            if isinstance(child, (cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally)):
+                child = child.body
+            if isinstance(child, (cst.BaseSuite, cst.BaseCompoundStatement)):
+                yield from _small_statements(child)
 
 
 def _updated_from_grad(node: cst.CSTNode) -> set[str]:
-    """The tensors ``node`` updates in place from their own gradient (``w -= lr * w.grad``)."""
-    writes, grads = _writes_and_grads(node)
-    return writes & grads
+    """The tensors ``node`` changes in place with a value computed from their own gradient:
+    ``w -= lr * w.grad``, ``p.data.add_(p.grad, alpha=-lr)``, ``p.data = p.data - lr * p.grad``,
+    also through local names (``d_p = p.grad``, then ``p.add_(d_p, alpha=-lr)``). A write
+    whose value has no gradient in it (``p.data = p.to(device)``, ``p.clamp_(-c, c)``) is not
+    an update, nor a write to a gradient (``p.grad.zero_()``)."""
+    assigned: dict[str, list[cst.BaseExpression]] = {}  # local name -> the values given to it
+    writes: list[tuple[str, list[cst.BaseExpression]]] = []  # tensor changed in place, from what
+    for small in _small_statements(node):
+        kind = type(small)
+        if kind is cst.Assign:
+            for target in small.targets:
+                if type(target.target) is cst.Name:
+                    assigned.setdefault(target.target.value, []).append(small.value)
+                elif type(target.target) is cst.Attribute and target.target.attr.value == "data":
+                    writes.append((_tensor_name(target.target), [small.value]))
+        elif kind is cst.AugAssign:
+            writes.append((_tensor_name(small.target), [small.value]))
+        elif kind is cst.Expr and type(small.value) is cst.Call and type(small.value.func) is cst.Attribute:
+            method = small.value.func.attr.value
+            if method.endswith("_") and not method.startswith("_"):  # in-place: add_, sub_, copy_
+                writes.append((_tensor_name(small.value.func.value), [a.value for a in small.value.args]))
+
+    def gradients_in(values: list[cst.BaseExpression], seen: set[str]) -> set[str]:
+        found: set[str] = set()
+        for value in values:
+            for inner in subtree(value):
+                if type(inner) is cst.Attribute and inner.attr.value == "grad":
+                    found.add(_tensor_name(inner.value))
+                elif type(inner) is cst.Name and inner.value in assigned and inner.value not in seen:
+                    seen.add(inner.value)
+                    found |= gradients_in(assigned[inner.value], seen)
+        return found
+
+    return {written for written, values in writes if written is not None and written in gradients_in(values, set())}
 
 
 def _is_parameter_loop(statement: cst.CSTNode) -> bool:
     """``for p in model.parameters(): p.data.add_(p.grad, alpha=-lr)``: a loop that updates
-    its own loop variable from its gradient (reading ``p.grad`` anywhere in the loop), or a
+    its own loop variable from its gradient (``_updated_from_grad``), or a
     loop over something named ``param...`` around one (``for group in opt.param_groups``).
     A loop that calls ``backward()`` or steps an optimizer is a training loop, not this."""
-    if type(statement) is not cst.For or _trains(statement.body):
+    if type(statement) is not cst.For:
         return False
-    writes, grads = _writes_and_grads(statement.body)
     own = {n.value for n in subtree(statement.target) if type(n) is cst.Name}
-    if own & writes & grads:
-        return True
-    return "param" in code_of(statement.iter).lower() and any(
-        _is_parameter_loop(inner) for block in _blocks_of(statement) for inner in block.body
+    updates = bool(own & _updated_from_grad(statement.body)) or (
+        "param" in code_of(statement.iter).lower()
+        and any(_is_parameter_loop(inner) for block in _blocks_of(statement) for inner in block.body)
     )
+    return updates and not _trains(statement.body)
 
 
 HOST_SYNC_METHODS = {"item", "tolist", "cpu", "numpy"}

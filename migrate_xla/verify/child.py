@@ -278,8 +278,9 @@ def _xla_counts() -> tuple[int, int]:
     import torch_xla.debug.metrics as met
 
     compile_data = met.metric_data("CompileTime")
-    execute_data = met.metric_data("ExecuteTime")
-    return (compile_data[0] if compile_data else 0), (execute_data[0] if execute_data else 0)
+    # SPMD runs its graphs replicated over the devices and counts them apart
+    executions = sum((met.metric_data(name) or (0,))[0] for name in ("ExecuteTime", "ExecuteReplicatedTime"))
+    return (compile_data[0] if compile_data else 0), executions
 
 
 def _xla_metrics() -> dict:
@@ -441,9 +442,22 @@ def _mixes_doubles(values) -> bool:
     return any(_is_double(v) for v in flat) and any(_is_low(v) for v in flat)
 
 
+# torch's own bookkeeping that must keep its float32 (a GradScaler's scale and inf flags)
+_KEEPS_ITS_DTYPES = ("torch.amp.", "torch.cuda.amp.")
+
+
+def _called_from(prefixes: tuple[str, ...]) -> bool:
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__", "") in ("torch.overrides", __name__):
+        frame = frame.f_back
+    return frame is not None and frame.f_globals.get("__name__", "").startswith(prefixes)
+
+
 class Float64Mode(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if _called_from(_KEEPS_ITS_DTYPES):
+            return func(*args, **kwargs)
         name = getattr(func, "__name__", "")
         if name in _TO_DOUBLE:
             func = torch.Tensor.double
