@@ -281,11 +281,13 @@ class MpDeviceLoaderAtLoop(Rule):
     REQUIRES = (r"""cuda|xla\.device|xla_device|['"]xla['"]""",)  # a script with none moves to the CPU (or to a device it is given); not `torch_xla.sync()` alone, which XLA201 adds
     CONTEXT = (BATCH_MOVE_CONTEXT, CPU_CHOICE)
     BEFORE = (
+        "device = torch_xla.device()\n"
         "for data, target in train_loader:\n"
         "    data, target = data.to(device), target.to(device)\n"
         "    loss = loss_fn(model(data), target)\n"
     )
     AFTER = (
+        "device = torch_xla.device()\n"
         "for data, target in pl.MpDeviceLoader(train_loader, device):\n"
         "    loss = loss_fn(model(data), target)\n"
     )

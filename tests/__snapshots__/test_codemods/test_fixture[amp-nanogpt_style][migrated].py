@@ -24,7 +24,7 @@ optimizer = torch.optim.AdamW(model.parameters(), lr=6e-4)
 
 def get_batch():
     x = torch.randn(8, 64)
-    if device_type == "cuda":
+    if device_type == "xla":
         x = x.to(device, non_blocking=True)
     return x
 

@@ -9,6 +9,8 @@ import torch_xla
 import torch_xla.core.xla_model as xm
 import torch_xla.runtime as xr
 
+torch.__future__.set_swap_module_params_on_conversion(True)
+
 device = torch_xla.device()
 model = Net().to(device)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)

@@ -3,6 +3,8 @@
 import torch
 import torch_xla
 
+torch.__future__.set_swap_module_params_on_conversion(True)
+
 model = Net().to(torch_xla.device())
 # TODO(xla-migrate): XLA502 `torch.save(model, ...)` pickles the whole module with its parameters on the XLA device (loadable only with torch_xla and the class's code): save `model.state_dict()` with `xm.save` and load it with `model.load_state_dict(...)`, see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
 torch.save(model, "model.pt")

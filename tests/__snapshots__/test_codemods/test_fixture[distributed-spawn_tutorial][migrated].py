@@ -8,6 +8,8 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 import torch_xla
 import torch_xla.distributed.xla_backend
 
+torch.__future__.set_swap_module_params_on_conversion(True)
+
 
 def setup(rank, world_size):
     os.environ["MASTER_ADDR"] = "localhost"

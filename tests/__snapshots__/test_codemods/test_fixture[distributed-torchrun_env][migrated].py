@@ -5,11 +5,15 @@ $ python -m torch.distributed.launch --nproc_per_node=8 --use_env train.py
 """
 
 import os
+
+import torch
 from torch.distributed import destroy_process_group, init_process_group
 from torch.nn.parallel import DistributedDataParallel as DDP
 import torch_xla
 import torch_xla.distributed.xla_backend
 import torch_xla.runtime as xr
+
+torch.__future__.set_swap_module_params_on_conversion(True)
 
 backend = "xla"  # 'nccl', 'gloo', etc.
 ddp = int(os.environ.get("RANK", -1)) != -1  # is this a ddp run?

@@ -2,11 +2,11 @@
 
 import torch
 import torch_xla
-import torch_xla.distributed.parallel_loader as pl
 
 
 def train_gan(netD, netG, loader, optimizerD, optimizerG, criterion, nz, device):
-    for i, (real, _) in enumerate(pl.MpDeviceLoader(loader, device)):
+    for i, (real, _) in enumerate(loader):
+        real = real.to(device)
         netD.zero_grad()
         noise = torch.randn(real.size(0), nz, 1, 1, device=device)
         fake = netG(noise)

@@ -3,13 +3,13 @@
 
 import torch
 import torch_xla
-import torch_xla.distributed.parallel_loader as pl
 
 
 def train_epoch(model, loader, optimizer, criterion, device):
     running_loss = 0.0
     correct = 0
-    for inputs, labels in pl.MpDeviceLoader(loader, device):
+    for inputs, labels in loader:
+        inputs, labels = inputs.to(device), labels.to(device)
         optimizer.zero_grad()
         outputs = model(inputs)
         loss = criterion(outputs, labels)

@@ -3,12 +3,12 @@
 import torch
 import torch.nn.functional as F
 import torch_xla
-import torch_xla.distributed.parallel_loader as pl
 
 
 def train(model, loader, optimizer, device, log_interval=10):
     model.train()
-    for batch_idx, (data, target) in enumerate(pl.MpDeviceLoader(loader, device)):
+    for batch_idx, (data, target) in enumerate(loader):
+        data, target = data.to(device), target.to(device)
         optimizer.zero_grad()
         loss = F.nll_loss(model(data), target)
         loss.backward()

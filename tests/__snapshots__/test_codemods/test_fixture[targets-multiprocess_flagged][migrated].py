@@ -10,6 +10,8 @@ import torch_xla
 import torch_xla.core.xla_model as xm
 import torch_xla.distributed.parallel_loader as pl
 
+torch.__future__.set_swap_module_params_on_conversion(True)
+
 
 def main(dataset):
     loader = DataLoader(dataset, batch_size=8, sampler=torch.utils.data.RandomSampler(dataset))

@@ -18,6 +18,7 @@ def evaluate(x):
 
 def _mp_fn(index):
     global device, model
+    torch.__future__.set_swap_module_params_on_conversion(True)
     device = torch_xla.device()
     model = torch.nn.Linear(4, 1).to(device)
     opt = torch.optim.Adam(model.parameters())

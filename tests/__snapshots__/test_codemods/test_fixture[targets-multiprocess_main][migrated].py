@@ -52,6 +52,7 @@ def main():
 
 
 def _mp_fn(index):
+    torch.__future__.set_swap_module_params_on_conversion(True)
     main()
 
 

@@ -7,6 +7,8 @@ import torch_xla.distributed.parallel_loader as pl
 import torch_xla.distributed.spmd as xs
 import torch_xla.runtime as xr
 
+torch.__future__.set_swap_module_params_on_conversion(True)
+
 
 def train(model, loader, optimizer, device):
     for step, (x, y) in enumerate(pl.MpDeviceLoader(loader, device)):
@@ -28,6 +30,8 @@ def finetune(model, batches, optimizer, device):
 
 
 def main():
+    xr.use_spmd()
+    xs.set_global_mesh(xs.get_1d_mesh("data"))
     device = torch_xla.device()
     model = torch.nn.Linear(8, 2).to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -36,6 +40,4 @@ def main():
 
 
 if __name__ == "__main__":
-    xr.use_spmd()
-    xs.set_global_mesh(xs.get_1d_mesh("data"))
     main()
