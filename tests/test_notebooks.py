@@ -80,7 +80,8 @@ GPU_NOTEBOOK = notebook(
     code("x = torch.ones(2).cuda()  # caf\u00e9", id="data"),
 )
 MIGRATED_SOURCES = {
-    2: "import torch\nimport torch.nn as nn\nimport torch_xla",
+    # XLA109: the model cell moves a module, so parameters must survive the move
+    2: "import torch\nimport torch.nn as nn\nimport torch_xla\n\ntorch.__future__.set_swap_module_params_on_conversion(True)",
     4: "device = torch_xla.device()\nmodel = nn.Linear(4, 2).to(device)",
     5: "x = torch.ones(2).to(torch_xla.device())  # caf\u00e9",
 }
@@ -196,7 +197,8 @@ def test_diff_shows_the_changed_cells_code_and_writes_nothing(tmp_path, cli):
     assert result.exit_code == 1
     assert path.read_bytes() == before
     assert result.stdout == (
-        f"--- a/{path}:cell 2\n+++ b/{path}:cell 2\n@@ -1,2 +1,3 @@\n import torch\n import torch.nn as nn\n+import torch_xla\n"
+        f"--- a/{path}:cell 2\n+++ b/{path}:cell 2\n@@ -1,2 +1,5 @@\n import torch\n import torch.nn as nn\n+import torch_xla\n+\n"
+        "+torch.__future__.set_swap_module_params_on_conversion(True)\n"
         f"--- a/{path}:cell 4\n+++ b/{path}:cell 4\n@@ -1,2 +1,2 @@\n-device = torch.device(\"cuda\")\n"
         "+device = torch_xla.device()\n model = nn.Linear(4, 2).to(device)\n"
         f"--- a/{path}:cell 5\n+++ b/{path}:cell 5\n@@ -1 +1 @@\n-x = torch.ones(2).cuda()  # caf\u00e9\n"
