@@ -519,7 +519,8 @@ def test_explain_prints_what_why_before_and_after(cli):
     assert result.stdout.startswith(f"XLA101 ({rule.NAME}): {rule.SUMMARY}")
     assert rule.why().splitlines()[0] in result.stdout  # the why, from the rule's docstring
     before, after = result.stdout.split("Before:\n")[1].split("After:\n")
-    assert rule.BEFORE.strip() in before and rule.AFTER.strip() in after
+    assert all(f"    {line}" in before for line in rule.BEFORE.strip().splitlines())
+    assert all(f"    {line}" in after for line in rule.AFTER.strip().splitlines())
     assert cli("explain", "xla101").stdout == result.stdout
     assert cli("explain", rule.NAME).stdout == result.stdout
 
