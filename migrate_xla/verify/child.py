@@ -185,6 +185,9 @@ class Recorder:
             return
         self.done = True
         self._note_parameters()  # a script that never stepped an optimizer: at its end
+        if self.parameters and "error" not in self.parameters:
+            # every optimizer that stepped (a GAN's second one first steps after step 1)
+            self.parameters["optimizers"] = len(_live_optimizers)
         record = {
             "pid": os.getpid(),
             "role": self.role,

@@ -108,6 +108,9 @@ def _steps_not_cut(run) -> list[Finding]:
     """A training loop without a torch_xla.sync() a step: no graph runs between steps (the
     lazy graph grows until something reads a value), or a bigger graph compiles every step."""
     executions, compilations = run.executions_by_step, run.compilations_by_step
+    if run.compilations == 0 and not run.error:
+        return [Finding("not-on-xla", "the migrated run compiled no XLA graph: it trained on the CPU (a device "
+                        "choice the script's arguments left on its CPU branch?)")]
     if len(executions) < 3:
         return []
     # A GAN steps two optimizers an iteration and syncs once: an iteration, not every step,
