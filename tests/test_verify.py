@@ -8,6 +8,8 @@ they can.
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import textwrap
 from pathlib import Path
 
@@ -188,11 +190,22 @@ def test_sibling_modules_are_migrated_with_the_script(tmp_path, monkeypatch):
     assert (project / "helpers.py").read_text().count("cuda:0") == 1  # the original is untouched
 
 
+def example_args(example: Path) -> list[str]:
+    """What an example's ``# verify-args: ...`` line says its user passes (``--cuda``, say)."""
+    found = re.search(r"^# verify-args: (.*)$", example.read_text(), re.MULTILINE)
+    return shlex.split(found.group(1)) if found else []
+
+
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
-def test_every_example_keeps_loss_parity_on_cpu_pjrt(example):
-    result = assert_loss_parity(example, steps=8)
+def test_every_example_keeps_loss_parity_on_cpu_pjrt(example, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # what the examples write (samples, checkpoints) lands here
+    result = assert_loss_parity(example, *example_args(example), steps=8)
     assert result.migrated.cpu_fallback_ops == {}
     assert result.reference.device == "cpu (cuda emulated)"
+    # the same model: as many parameters, tied the same way, every one the optimizers hold
+    reference, migrated = result.reference.parameters, result.migrated.parameters
+    assert reference["numel"] > 0 and reference == migrated
+    assert not [finding for finding in result.diagnosis if finding.blocking]
 
 
 MNIST = FIXTURES / "examples" / "mnist_cnn.py"

@@ -13,8 +13,9 @@ What it does:
   GradScaler multiplied it);
 - counts optimizer steps (backward passes when no optimizer ever steps: a script that
   updates its parameters by hand) and stops the run cleanly after ``steps`` of them;
-- aligns random numbers: random factories, in-place random fills and dropout draw
-  from the CPU generator in both runs, so both see the same values;
+- aligns random numbers: random factories, in-place random fills and dropout (also
+  between the layers of an RNN, LSTM or GRU) draw from the CPU generator in both runs,
+  so both see the same values;
 - in float64 mode (the exactness check), runs the script's floating-point work in
   float64 on both sides, so that rounding no longer hides or fakes a difference;
 - at the first step, records the model's parameters (count, tied groups) and whether
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import gc
 import json
 import math
 import os
@@ -42,6 +44,7 @@ import weakref
 
 import torch
 import torch.nn.functional as F
+import torch.nn.modules.rnn as rnn_modules
 import torch.optim.optimizer as optim_impl
 from torch.overrides import TorchFunctionMode
 
@@ -72,7 +75,8 @@ class Recorder:
         self.executions_by_step: list[int] = []  # XLA graph executions seen at each step
         self.tensors_by_step: list[dict] = []  # with diagnose: {name: norm} at each step
         self.seeded_by_script: set[str] = set()
-        self.modules_seen: weakref.WeakSet = weakref.WeakSet()
+        # in the order the script first calls them (names and order must agree across runs)
+        self.modules_seen: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.parameters: dict | None = None
         self.device = ""
         self.done = False
@@ -118,7 +122,7 @@ class Recorder:
         raise StepLimitReached()
 
     def on_forward(self, module, args) -> None:
-        self.modules_seen.add(module)
+        self.modules_seen.setdefault(module)
 
     def _note_param_precision(self) -> None:
         for obj in list(_live_optimizers):
@@ -137,17 +141,36 @@ class Recorder:
     def _named_parameters(self) -> list[tuple[str, torch.Tensor]]:
         """Every (name, parameter) of the models, tied parameters under each of their names."""
         roots = self._roots()
+        kinds = [type(root).__name__ for root in roots]
         named = []
-        for index, root in enumerate(roots):
-            prefix = f"{type(root).__name__}." if len(roots) > 1 else ""
+        for index, (root, kind) in enumerate(zip(roots, kinds)):
+            prefix = ""
+            if kinds.count(kind) > 1:  # Layer.0.weight, Layer.1.weight: several models of one class
+                prefix = f"{kind}.{kinds[:index].count(kind)}."
+            elif len(roots) > 1:
+                prefix = f"{kind}."
             named.extend((prefix + name, p) for name, p in root.named_parameters(remove_duplicate=False))
         return named
+
+    def _add_optimizer_owners(self) -> None:
+        """Modules whose ``forward`` the script calls directly (``self.forward(x)``) never pass
+        the forward hook: take the modules owning the parameters the optimizers hold too."""
+        covered = {id(p) for m in self.modules_seen for p in m.parameters()}
+        held = [p for opt in _live_optimizers for g in opt.param_groups for p in g["params"] if id(p) not in covered]
+        if not held:
+            return
+        owner = {id(p): obj for obj in gc.get_objects() if isinstance(obj, torch.nn.Module)
+                 for p in obj.parameters(recurse=False)}
+        for p in held:  # in the optimizers' order, the same in both runs
+            if id(p) in owner:
+                self.modules_seen.setdefault(owner[id(p)])
 
     def _note_parameters(self) -> None:
         """Count the models' parameters, their tied groups, and what the optimizers hold."""
         if self.parameters is not None:
             return
         try:
+            self._add_optimizer_owners()
             named = self._named_parameters()
             by_tensor: dict[int, list[str]] = {}
             for name, p in named:
@@ -313,7 +336,7 @@ def _xla_ordinal() -> int:
         return 0
 
 
-_live_optimizers: "set" = set()
+_live_optimizers: dict = {}  # every optimizer that stepped, in the order of its first step
 
 
 # -- random numbers drawn from the CPU generator in both runs ------------------------
@@ -397,6 +420,54 @@ def _dropout(channel_wise: int):
     return aligned
 
 
+class _LayerwiseRNNs:
+    """``torch._VF`` as ``nn.RNN``/``LSTM``/``GRU`` see it: a stack of layers with dropout
+    between them runs one layer at a time, with the aligned ``F.dropout`` between layers
+    (the fused kernel draws that dropout from its own device's generator). The same
+    arithmetic, layer by layer, as the kernel's own loop."""
+
+    def __init__(self, vf) -> None:
+        self._vf = vf
+
+    def __getattr__(self, name):
+        return getattr(self._vf, name)
+
+    def lstm(self, *args):
+        return self._layerwise(self._vf.lstm, args)
+
+    def gru(self, *args):
+        return self._layerwise(self._vf.gru, args)
+
+    def rnn_tanh(self, *args):
+        return self._layerwise(self._vf.rnn_tanh, args)
+
+    def rnn_relu(self, *args):
+        return self._layerwise(self._vf.rnn_relu, args)
+
+    @staticmethod
+    def _layerwise(kernel, args):
+        # (input, hx, weights, bias, layers, dropout, train, bidirectional, batch_first), or
+        # for packed sequences (input, batch_sizes, hx, weights, bias, layers, dropout, train, bidirectional)
+        packed = isinstance(args[3], (list, tuple))
+        lead, (hx, weights, bias, layers, dropout, train, bidirectional), tail = (
+            (args[:2], args[2:9], ()) if packed else (args[:1], args[1:8], args[8:])
+        )
+        if not (train and dropout > 0 and layers > 1):
+            return kernel(*args)
+        directions = 2 if bidirectional else 1
+        per_layer = len(weights) // layers
+        x, *rest = lead
+        finals = []
+        for layer in range(layers):
+            states = slice(layer * directions, (layer + 1) * directions)
+            layer_hx = tuple(h[states] for h in hx) if isinstance(hx, (list, tuple)) else hx[states]
+            out = kernel(x, *rest, layer_hx, weights[layer * per_layer:(layer + 1) * per_layer], bias, 1, 0.0,
+                         train, bidirectional, *tail)
+            finals.append(out[1:])
+            x = F.dropout(out[0], dropout, True) if layer < layers - 1 else out[0]
+        return (x, *(torch.cat(parts) for parts in zip(*finals)))
+
+
 def _install_rng_alignment() -> None:
     for name in ("randn", "rand", "randint", "randperm", "normal"):
         setattr(torch, name, _factory(getattr(torch, name)))
@@ -408,6 +479,7 @@ def _install_rng_alignment() -> None:
     torch.bernoulli = _bernoulli(torch.bernoulli)
     for name, channel_wise in (("dropout", 0), ("dropout1d", 1), ("dropout2d", 2), ("dropout3d", 3)):
         setattr(F, name, _dropout(channel_wise))
+    rnn_modules._VF = _LayerwiseRNNs(torch._VF)
 
 
 # -- float64: the exactness check ----------------------------------------------------------
@@ -642,7 +714,7 @@ def _install_hooks(recorder: Recorder) -> None:
     torch.autograd.backward = recording_backward
 
     def after_step(optimizer, args, kwargs):
-        _live_optimizers.add(optimizer)
+        _live_optimizers.setdefault(optimizer)
         recorder.on_step()
 
     optim_impl.register_optimizer_step_post_hook(after_step)
@@ -666,7 +738,7 @@ def _install_hooks(recorder: Recorder) -> None:
             result = scaler_step(self, optimizer, *args, **kwargs)
         finally:
             recorder.in_scaler_step = False
-        _live_optimizers.add(optimizer)
+        _live_optimizers.setdefault(optimizer)
         recorder.on_step()
         return result
 
