@@ -20,6 +20,7 @@ from conftest import FIXTURES, ROOT
 from migrate_xla.engine import migrate_code, options_for
 from migrate_xla.verify import Settings, assert_loss_parity, verify
 from migrate_xla.verify.command import verify_command
+from migrate_xla.verify.diagnosis import in_user_files
 from migrate_xla.verify.harness import record_reference
 
 SCRIPTS = ROOT / "tests" / "scripts"
@@ -389,3 +390,18 @@ def test_migrated_and_project_together_are_refused(tmp_path):
     result = run_verify(str(TINY), "--migrated", str(migrated_tiny(tmp_path)), "--project", str(SCRIPTS))
     assert result.exit_code == 2
     assert "--project" in result.output and "--migrated" in result.output
+
+
+def test_compile_causes_point_at_the_users_own_lines(tmp_path):
+    original = tmp_path / "train.py"
+    original.write_text("import torch\nfor x in data:\n    loss = model(x)\n    opt.step()\nprint(y[0])\n")
+    copy = tmp_path / "migrated" / "train.py"
+    copy.parent.mkdir()
+    copy.write_text("import torch\nimport torch_xla\nfor x in data:\n    loss = model(x)\n    opt.step()\n"
+                    "    torch_xla.sync()\nprint(y[0])\n")
+    causes = [{"cause": "user mark_step", "file": str(copy), "line": 6},
+              {"cause": "most likely user code trying to access tensor value", "file": str(copy), "line": 7},
+              {"cause": "user mark_step", "file": "/elsewhere/lib.py", "line": 3}]
+    moved = in_user_files(causes, {copy: original})
+    assert [(c["file"], c["line"]) for c in moved] == [(str(original), 4), (str(original), 5), ("/elsewhere/lib.py", 3)]
+    assert moved[1]["migrated_line"] == 7

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 import click
 
+from migrate_xla.cli import _codes
 from migrate_xla.rule import TARGETS
 from migrate_xla.verify.compare import table
 from migrate_xla.verify.harness import PRECISIONS, Settings, VerifyError, record_reference, verify
@@ -30,17 +32,21 @@ from migrate_xla.verify.harness import PRECISIONS, Settings, VerifyError, record
 @click.option("--torchrun/--no-torchrun", default=None, help="Give both runs a one-process torchrun environment (default: when the script reads RANK etc. without a default).")
 @click.option("--rtol", type=float, help="Relative tolerance (default by precision).")
 @click.option("--atol", type=float, help="Absolute tolerance (default by precision).")
-@click.option("--unsafe-fixes", is_flag=True, help="Migrate with unsafe fixes too.")
-@click.option("--target", type=click.Choice(TARGETS), default="single", show_default=True, help="Migrate to this form (multiprocess runs under torch_xla.launch; spmd over $CPU_NUM_DEVICES CPU devices).")
+@click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Migrate with unsafe fixes too (default: as [tool.xla-migrate] says, else no).")
+@click.option("--target", type=click.Choice(TARGETS), help="Migrate to this form (multiprocess runs under torch_xla.launch; spmd over $CPU_NUM_DEVICES CPU devices; default: as [tool.xla-migrate] says, else single).")
+@click.option("--select", multiple=True, metavar="CODES", help="Migrate with only these rule codes or prefixes (default: as [tool.xla-migrate] says, else all).")
+@click.option("--ignore", multiple=True, metavar="CODES", help="Migrate without these rule codes or prefixes (default: as [tool.xla-migrate] says).")
+@click.option("--python", "python", metavar="PATH", help="The interpreter that runs both (the one you train with; default: the active virtual environment's python, else xla-migrate's own).")
 @click.option("--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Write the result as JSON.")
 @click.option("--plot", "plot_path", type=click.Path(path_type=Path, dir_okay=False), help="Write both loss curves and their difference as a PNG.")
 def verify_command(script, args, migrated, project, steps, timeout, device, reference_trace, save_reference,
-                   no_align_rng, seed, precision, diagnose, torchrun, rtol, atol, unsafe_fixes, target, json_path,
-                   plot_path):
+                   no_align_rng, seed, precision, diagnose, torchrun, rtol, atol, unsafe_fixes, target, select, ignore,
+                   python, json_path, plot_path):
     """Run SCRIPT and its migration, compare their training losses step by step.
 
     Arguments after SCRIPT (use -- before options meant for the script) go to both
-    runs. Exit status: 0 match, 1 mismatch, 2 error.
+    runs. SCRIPT is migrated as the CLI would ([tool.xla-migrate] of the nearest
+    pyproject.toml; options given here win). Exit status: 0 match, 1 mismatch, 2 error.
     """
     if script.suffix == ".ipynb":  # its JSON would run as a Python expression and train nothing
         raise click.UsageError(
@@ -49,14 +55,17 @@ def verify_command(script, args, migrated, project, steps, timeout, device, refe
         )
     settings = Settings(steps=steps, timeout=timeout, device=device, align_rng=not no_align_rng, seed=seed,
                         precision=precision, diagnose=diagnose, torchrun=torchrun, rtol=rtol, atol=atol,
-                        unsafe_fixes=unsafe_fixes, target=target)
+                        unsafe_fixes=unsafe_fixes, target=target, select=_codes(select) or None,
+                        ignore=_codes(ignore) or None, python=python)
     try:
         if save_reference is not None:
             run = record_reference(script, list(args), settings, save_reference)
             if run.error:
                 click.echo(f"verify: the reference run failed: {run.error}\n{run.stderr_tail}", err=True)
                 sys.exit(2)
-            click.echo(f"saved {len(run.losses)} reference losses ({run.device}) to {save_reference}")
+            python = json.loads(save_reference.read_text())["python"]
+            click.echo(f"saved {len(run.losses)} reference losses ({run.device}; run by {python['path']}, "
+                       f"{python['chosen_by']}) to {save_reference}")
             return
         result = verify(script, list(args), settings, migrated=migrated, project=project,
                         reference_trace=reference_trace)

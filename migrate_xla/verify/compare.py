@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 from migrate_xla.verify.diagnosis import Finding, diagnose
 
@@ -92,6 +93,7 @@ class Result:
     seed: int | None = None
     tolerance_source: str = ""
     diagnosis: list[Finding] = field(default_factory=list)
+    python: Any = None  # the Interpreter both runs used (interpreter.py)
 
     @property
     def exit_code(self) -> int:
@@ -120,6 +122,7 @@ class Result:
             "first_mismatch": self.first_mismatch,
             "message": self.message,
             "seed": self.seed,
+            "python": self.python.to_dict() if self.python else None,
             "seeded_by_script": self.reference.seeded_by_script,
             "parameters": {"reference": self.reference.parameters, "migrated": self.migrated.parameters},
             "diagnosis": [f.to_dict() for f in self.diagnosis],
@@ -202,6 +205,7 @@ def table(result: Result) -> str:
     ref, mig = result.reference, result.migrated
     lines = [
         f"reference: {ref.device or '-'}    migrated: {mig.device or '-'}",
+        *([f"python: {result.python.summary()}"] if result.python else []),
         f"seed {result.seed}; tolerance rtol {result.rtol:g}, atol {result.atol:g}: {result.tolerance_source}",
         f"{'step':>4}  {'reference':>14}  {'migrated':>14}  {'abs diff':>9}  {'rel diff':>9}",
     ]

@@ -9,8 +9,10 @@ steps are never cut into graphs.
 
 from __future__ import annotations
 
+import difflib
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 
 # The rules that deal with each cause (see `xla-migrate explain CODE`).
 PARAMETER_IDENTITY_RULE = "XLA109"
@@ -118,7 +120,8 @@ def _steps_not_cut(run) -> list[Finding]:
     optimizers = max(1, (run.parameters or {}).get("optimizers", 1) or 1)
     ran = executions[-1] - executions[1]
     second_half = compilations[len(compilations) // 2:]
-    growing = len(second_half) >= 2 and all(b > a for a, b in zip(second_half, second_half[1:]))
+    # three points at least: the first steps of a short run compile their graphs one by one
+    growing = len(second_half) >= 3 and all(b > a for a, b in zip(second_half, second_half[1:]))
     if ran * 2 * optimizers >= len(executions) - 2 and not growing:
         return []
     what = "no graph ran between steps" if not growing else "a new, bigger graph compiled at every step"
@@ -153,3 +156,41 @@ def _crash(run) -> list[Finding]:
     where = f"; the line compiling most: {file}:{line} ({count} compilations)" if file else ""
     return [Finding("crash", f"the migrated run failed after {len(run.compile_causes)} XLA compilations{where}",
                     file=file, line=line, rule=RECOMPILATION_GUIDE)]
+
+
+def in_user_files(causes: list[dict], originals: dict[Path, Path]) -> list[dict]:
+    """``causes`` with each line of a migrated copy (``originals``: copy -> the user's file)
+    told as the line of the user's own file it came from: the same line where the migration
+    kept it, the line it was added after or rewritten from otherwise."""
+    originals = {str(copy.resolve()): original for copy, original in originals.items()}
+    maps: dict[str, list[int]] = {}
+    moved = []
+    for cause in causes:
+        original = originals.get(str(Path(cause["file"]).resolve())) if cause.get("file") else None
+        if original is None:
+            moved.append(cause)
+            continue
+        if cause["file"] not in maps:
+            try:
+                maps[cause["file"]] = _line_map(original.read_text(errors="replace"),
+                                                Path(cause["file"]).read_text(errors="replace"))
+            except OSError:
+                maps[cause["file"]] = []
+        lines = maps[cause["file"]]
+        if 0 < cause["line"] <= len(lines):
+            cause = {**cause, "file": str(original), "line": lines[cause["line"] - 1], "migrated_line": cause["line"]}
+        moved.append(cause)
+    return moved
+
+
+def _line_map(original: str, migrated: str) -> list[int]:
+    """For each line of ``migrated`` (1-based), the line of ``original`` it stands for."""
+    before, after = original.splitlines(), migrated.splitlines()
+    lines = [1] * len(after)
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        for j in range(j1, j2):
+            if tag in ("equal", "replace"):
+                lines[j] = min(i1 + (j - j1), max(i1, i2 - 1)) + 1
+            else:  # added by the migration: the original line above it
+                lines[j] = max(i1, 1)
+    return lines

@@ -1,10 +1,11 @@
 """Runs the original and the migrated script as child processes and compares their losses.
 
 The parent never imports torch: the children do, instrumented by ``child.py`` through
-the ``sitecustomize`` on the PYTHONPATH it injects. Both children start in the
-caller's working directory with the same arguments and environment; the migrated one
-runs a migrated copy of the script's project in a temporary folder, so sibling
-imports resolve to migrated modules. The user's files are never written.
+the ``sitecustomize`` on the PYTHONPATH it injects. Both children run with the user's
+training interpreter (interpreter.py), start in the caller's working directory with the
+same arguments and environment; the migrated one runs a migrated copy of the script's
+project (migrated as ``[tool.xla-migrate]`` says, as the CLI would) in a temporary
+folder, so sibling imports resolve to migrated modules. The user's files are never written.
 """
 
 from __future__ import annotations
@@ -23,13 +24,18 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import migrate_xla
-from migrate_xla.engine import migrate_files, options_for
+from migrate_xla import config, registry
+from migrate_xla.engine import migrate_files
 from migrate_xla.sources import find_sources, write_copy
+from migrate_xla.verify import interpreter
 from migrate_xla.verify.compare import Result, Run, compare
+from migrate_xla.verify.diagnosis import in_user_files
+from migrate_xla.verify.progress import INTERVAL_S, Progress, latest_progress
 
-INSTRUMENT = Path(__file__).resolve().parent / "instrument"
-PACKAGE_ROOT = Path(migrate_xla.__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+# The children's PYTHONPATH gets a folder of this name holding the instrumentation alone
+# (see _instrumentation); their frames in it are not the user's.
+INSTRUMENT_FOLDER = "xla-migrate-instrument"
 TRACE_FORMAT = "xla-migrate-reference/1"
 # A read of torchrun's variables that fails without them (``os.environ["RANK"]``), as opposed
 # to a probe (``os.environ.get("RANK", -1)``, ``"RANK" in os.environ``) that picks a path.
@@ -40,6 +46,7 @@ KILL_GRACE_S = 20.0  # after SIGTERM, time to write the record before SIGKILL
 PRECISIONS = ("auto", "float64", "native")
 # How a script that cannot compute in float64 fails (a dtype it insists on, an op without float64)
 FLOAT64_TROUBLE = re.compile(r"\b(Double|double|float64|Float|dtype)\b")
+MISSING_MODULE = re.compile(r"^ModuleNotFoundError: No module named '([^']+)'", re.M)
 
 
 class VerifyError(Exception):
@@ -54,8 +61,13 @@ class Settings:
     align_rng: bool = True
     rtol: float | None = None
     atol: float | None = None
-    unsafe_fixes: bool = False
-    target: str = "single"  # the --target the script is migrated to
+    # How the script is migrated; None: as [tool.xla-migrate] of the project's pyproject.toml says
+    # (its defaults without one), as the CLI does
+    unsafe_fixes: bool | None = None
+    target: str | None = None  # single, multiprocess or spmd
+    select: tuple[str, ...] | None = None  # rule codes or prefixes
+    ignore: tuple[str, ...] | None = None
+    python: str | None = None  # the children's interpreter; None: $VIRTUAL_ENV's python, else this one
     seed: int = 0  # both runs start from it (torch, random, NumPy); the script's own seeding wins
     precision: str = "auto"  # float64 (the exactness check), native, or auto: float64 on CPU PJRT
     diagnose: bool = False  # record every parameter's and gradient's norm at every step
@@ -90,28 +102,36 @@ def verify(
                           "(the migrated script's own folder is on its path): give one of them")
     trace = load_trace(reference_trace) if reference_trace is not None else None
     float64 = trace["float64"] if trace is not None else settings.float64()
+    env = _shared_environment(script, settings)
+    python = _interpreter(settings, env, xla=True)
     with tempfile.TemporaryDirectory(prefix="xla-migrate-verify-") as tmp:
         work = Path(tmp)
         if migrated is None:
-            migrated, migrated_root = migrate_project(script, (project or script.parent).resolve(), work / "migrated", settings)
+            root = (project or script.parent).resolve()
+            migrated, migrated_root = migrate_project(script, root, work / "migrated", settings)
+            originals = {copy: root / copy.relative_to(migrated_root) for copy in migrated_root.rglob("*.py")}
         else:
             migrated = migrated.resolve()
             if not migrated.is_file():
                 raise VerifyError(f"no such migrated script: {migrated}")
             migrated_root = migrated.parent
-        env = _shared_environment(script, settings)
+            originals = {migrated: script}
         jobs = [("migrated", migrated, [str(migrated_root)])]
         if trace is None:
             jobs.append(("reference", script, []))
-        runs = _run_all(jobs, list(args), env, settings, work / "float64" if float64 else work / "native", float64)
+        runs = _run_all(jobs, list(args), env, settings, work / "float64" if float64 else work / "native", float64,
+                        python)
         note = ""
         failed = next((r for r in runs.values() if r.error and FLOAT64_TROUBLE.search(r.stderr_tail)), None)
         if float64 and trace is None and settings.precision == "auto" and failed is not None:
             note = f"the {failed.role} run failed in float64 ({failed.error}); both ran again as written"
             float64 = False
-            runs = _run_all(jobs, list(args), env, settings, work / "native", False)
+            runs = _run_all(jobs, list(args), env, settings, work / "native", False, python)
+        # what compiled, told in the user's own files and lines, not the temporary copies'
+        runs["migrated"].compile_causes = in_user_files(runs["migrated"].compile_causes, originals)
         reference = runs["reference"] if trace is None else trace["run"]
         result = compare(reference, runs["migrated"], settings.rtol, settings.atol, float64=float64, seed=settings.seed)
+        result.python = python
         if note:
             result.tolerance_source = f"{result.tolerance_source} ({note})"
         return result
@@ -121,21 +141,23 @@ def record_reference(script: Path, args: list[str], settings: Settings, trace: P
     """Run only the reference (on a GPU machine, say) and save its losses to ``trace``.
 
     It runs as written unless float64 is asked for: the trace is for an XLA device
-    (a TPU) that has no float64 of its own.
+    (a TPU) that has no float64 of its own. It needs torch, not torch_xla.
     """
     script = script.resolve()
     if not script.is_file():
         raise VerifyError(f"no such script: {script}")
     float64 = settings.precision == "float64"
+    env = _shared_environment(script, settings)
+    python = _interpreter(settings, env, xla=False)
     with tempfile.TemporaryDirectory(prefix="xla-migrate-verify-") as tmp:
-        runs = _run_all([("reference", script, [])], list(args), _shared_environment(script, settings), settings,
-                        Path(tmp), float64)
+        runs = _run_all([("reference", script, [])], list(args), env, settings, Path(tmp), float64, python)
     run = runs["reference"]
     if run.error is None:
         trace.write_text(
             json.dumps(
                 {"format": TRACE_FORMAT, "script": script.name, "args": list(args), "steps": settings.steps,
-                 "device": run.device, "precision": run.precision, "float64": float64, "seed": settings.seed,
+                 "python": python.to_dict(), "device": run.device, "precision": run.precision, "float64": float64,
+                 "seed": settings.seed,
                  "losses": run.losses, "parameters": run.parameters, "seeded_by_script": run.seeded_by_script,
                  "tensors_by_step": run.tensors_by_step},
                 indent=2,
@@ -159,16 +181,33 @@ def load_trace(path: Path) -> dict:
 
 
 def migrate_project(script: Path, project: Path, out: Path, settings: Settings) -> tuple[Path, Path]:
-    """Migrate the .py files of ``project`` into ``out``; returns the migrated script and root."""
+    """Migrate the .py files of ``project`` into ``out``; returns the migrated script and root.
+
+    The settings come from the ``[tool.xla-migrate]`` table the CLI would read for
+    ``project``, with those given in ``settings`` in their place; the files its ``exclude``
+    covers are copied as they are (the CLI leaves them so), the script is always migrated.
+    """
     try:
         script.relative_to(project)
     except ValueError:
         raise VerifyError(f"{script} is not inside the project folder {project}") from None
+    try:
+        settings_used = config.discover([project]).override(
+            select=settings.select, ignore=settings.ignore, target=settings.target, unsafe_fixes=settings.unsafe_fixes)
+        options = settings_used.options()
+    except (config.ConfigError, registry.RuleError) as exc:
+        raise VerifyError(str(exc)) from None
     files = list(find_sources([project]))
     if not any(f.path.resolve() == script for f in files):
         files.append(next(iter(find_sources([script]))))
+    exclude = settings_used.exclude_patterns()
+    kept = [f for f in files if exclude is not None and f.path.resolve() != script and exclude.covers(f.path)]
     target_of = {}
-    for result in migrate_files(files, options_for(unsafe_fixes=settings.unsafe_fixes, target=settings.target), jobs=1):
+    for found in kept:
+        target = out / found.path.resolve().relative_to(project)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(found.path, target)
+    for result in migrate_files([f for f in files if f not in kept], options, jobs=1):
         rel = result.found.path.resolve().relative_to(project)
         target = out / rel
         if result.error is not None:
@@ -207,32 +246,68 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _run_all(jobs, args, env, settings: Settings, work: Path, float64: bool) -> dict[str, Run]:
-    """Run the children side by side (they are independent); returns a Run per role."""
+def _interpreter(settings: Settings, env: dict[str, str], xla: bool) -> interpreter.Interpreter:
+    """The children's interpreter, probed: it has torch (and the torch_xla of its release where ``xla``)."""
+    try:
+        python = interpreter.probe(interpreter.choose(settings.python, env), env)
+        interpreter.require(python, xla)
+    except interpreter.InterpreterError as exc:
+        raise VerifyError(str(exc)) from None
+    return python
+
+
+def _instrumentation(work: Path) -> Path:
+    """A folder for the children's PYTHONPATH with the instrumentation alone: the
+    ``sitecustomize`` and ``migrate_xla.verify.child`` (torch and the standard library only).
+    Not xla-migrate's own folder: installed, that is a site-packages whose packages (libcst,
+    PyYAML, built for xla-migrate's Python) would shadow those of the user's interpreter."""
+    folder = work / INSTRUMENT_FOLDER
+    package = folder / "migrate_xla" / "verify"
+    package.mkdir(parents=True)
+    shutil.copy2(HERE / "instrument" / "sitecustomize.py", folder / "sitecustomize.py")
+    (folder / "migrate_xla" / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    shutil.copy2(HERE / "child.py", package / "child.py")
+    return folder
+
+
+def _run_all(jobs, args, env, settings: Settings, work: Path, float64: bool,
+             python: interpreter.Interpreter) -> dict[str, Run]:
+    """Run the children side by side (they are independent); returns a Run per role. On a
+    terminal, a live line a run shows its progress."""
     work.mkdir(parents=True, exist_ok=True)
+    instrument = str(_instrumentation(work))
     runs: dict[str, Run] = {}
     threads = [
-        threading.Thread(target=lambda j=job: runs.__setitem__(j[0], _run_child(*j, args, env, settings, work, float64)))
-        for job in jobs
+        threading.Thread(target=lambda role=role, script=script, path=path: runs.__setitem__(
+            role, _run_child(role, script, [instrument, *path], args, env, settings, work, float64, python)))
+        for role, script, path in jobs
     ]
+    progress = None
+    if sys.stderr.isatty():
+        progress = Progress(sys.stderr, settings.steps, {role: work / f"records-{role}" for role, _, _ in jobs})
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join()
+        while thread.is_alive():
+            thread.join(INTERVAL_S)
+            if progress is not None:
+                progress.show(runs)
+    if progress is not None:
+        progress.show(runs)
     return runs
 
 
-def _run_child(role: str, script: Path, extra_path: list[str], args, env, settings: Settings, work: Path,
-               float64: bool) -> Run:
+def _run_child(role: str, script: Path, path: list[str], args, env, settings: Settings, work: Path,
+               float64: bool, python: interpreter.Interpreter) -> Run:
+    """One child: ``path`` goes first on its PYTHONPATH (the instrumentation, the migrated project)."""
     records = work / f"records-{role}"
     records.mkdir()
     child_env = dict(env)
     # Each child its own rendezvous port (the two run side by side and would both serve one),
     # unless the caller chose one; a script's os.environ.setdefault("MASTER_PORT", ...) keeps it.
     child_env.setdefault("MASTER_PORT", str(_free_port()))
-    child_env["PYTHONPATH"] = os.pathsep.join(
-        [str(INSTRUMENT), *extra_path, *filter(None, [env.get("PYTHONPATH")]), str(PACKAGE_ROOT)]
-    )
+    child_env["PYTHONPATH"] = os.pathsep.join([*path, *filter(None, [env.get("PYTHONPATH")])])
     child_env["XLA_MIGRATE_VERIFY"] = json.dumps(
         {"role": role, "record_dir": str(records), "steps": settings.steps, "align_rng": settings.align_rng,
          "seed": settings.seed, "float64": float64, "diagnose": settings.diagnose}
@@ -248,7 +323,7 @@ def _run_child(role: str, script: Path, extra_path: list[str], args, env, settin
     started = time.monotonic()
     with open(work / f"{role}.stdout", "wb") as out, open(work / f"{role}.stderr", "wb") as err:
         process = subprocess.Popen(
-            [sys.executable, str(script), *args], cwd=os.getcwd(), env=child_env,
+            [python.path, str(script), *args], cwd=os.getcwd(), env=child_env,
             stdout=out, stderr=err, stdin=subprocess.DEVNULL, start_new_session=True,
         )
         try:
@@ -265,6 +340,11 @@ def _run_child(role: str, script: Path, extra_path: list[str], args, env, settin
     # turns a worker's clean stop into exit status 1 of the parent).
     if run.error is None and run.returncode not in (0, None) and run.finished != "step-limit":
         run.error = f"exited with status {run.returncode}"
+        missing = MISSING_MODULE.findall(run.stderr_tail)
+        if role == "reference" and missing:
+            run.error = (f"ModuleNotFoundError: No module named '{missing[-1]}' in {python.describe()}: the original "
+                         "script fails the same way without xla-migrate, so it is the environment, not the migration: "
+                         "install it there, or give --python the interpreter you train with")
     elif run.error is None and not run.losses:
         run.error = "the script never called backward(): no training loss to compare"
     if run.error and run.losses:
@@ -290,19 +370,20 @@ def _stop_group(process: subprocess.Popen) -> None:
 
 
 def _merge_records(run: Run, folder: Path) -> None:
-    records, progress = [], []
+    records = []
     for path in folder.glob("*.json"):
+        if path.name.startswith("progress-"):
+            continue
         try:
-            data = json.loads(path.read_text())
+            records.append(json.loads(path.read_text()))
         except ValueError:
             continue
-        (progress if path.name.startswith("progress-") else records).append(data)
     training = sorted((r for r in records if r.get("losses")), key=lambda r: (r.get("ordinal", 0), r["pid"]))
     chosen = training[0] if training else (records[0] if records else None)
     if chosen is None:
         # died without a record (killed, or aborted in native code): what its progress file says
-        if progress:
-            last = max(progress, key=lambda p: p.get("steps", 0))
+        last = latest_progress(folder)
+        if last is not None:
             run.compilations = last.get("compilations")
             run.steps_done = last.get("steps", 0)
         return
@@ -346,7 +427,7 @@ def compile_causes(text: str, script: Path) -> list[dict]:
 def _is_library(file: str) -> bool:
     parts = Path(file).parts
     return "site-packages" in parts or "dist-packages" in parts or file.startswith("<") \
-        or str(PACKAGE_ROOT / "migrate_xla") in file or "/lib/python3" in file
+        or INSTRUMENT_FOLDER in parts or "/lib/python3" in file
 
 
 def _tail(path: Path, lines: int = 25) -> str:
