@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test bench docs sweep clean
+.PHONY: venv demo test test-fast lint bench docs sweep clean
 
 venv: $(STAMP)
 
@@ -28,17 +28,31 @@ demo: $(STAMP)
 	$(BIN)/xla-migrate verify fixtures/examples/mnist_cnn.py --steps 10 --json "$$out/verify.json" --plot "$$out/loss.png"; \
 	set +x; echo "migrated copy: $$out/mnist_cnn.py; verification: $$out/verify.json, $$out/loss.png"
 
-test: $(STAMP)
+# The whole suite (what CI runs, .ci/run).
+test: $(STAMP) lint
 	$(BIN)/python -m pytest
+
+# The suite without the tests marked slow (verify's child runs, pre-commit and pip installs,
+# the torch sweep sample): under 2 minutes, for the edit-test loop.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow"
+
+# ruff's lint and format checks ([tool.ruff] in pyproject.toml); `ruff check --fix` and
+# `ruff format` apply them.
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_corpus.py
 	$(BIN)/python benchmarks/bench_startup.py
 	$(BIN)/python benchmarks/bench_verify.py
 
-# docs/rules.md is generated from the rules (tests/test_docs.py checks that it is current).
+# docs/rules.md and migrate_xla/rule_index.py (what the pre-filter reads of each rule) are
+# generated from the rules (tests/test_docs.py and tests/test_prefilter.py check that they are current).
 docs: $(STAMP)
 	$(BIN)/python -m migrate_xla.docs > docs/rules.md
+	$(BIN)/python -m migrate_xla.prefilter
 
 # Migrate every file of the installed torch and torch_xla packages (safe and unsafe fixes)
 # into a temporary folder: no crash, every written file compiles, a second run changes nothing.

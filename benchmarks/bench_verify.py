@@ -41,7 +41,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(
             [sys.executable, "-m", "migrate_xla", "--exit-zero", "-o", tmp, str(SCRIPT)],
-            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         migrated = Path(tmp) / SCRIPT.name
         bare_original = timed([sys.executable, str(SCRIPT), *ARGS], env)

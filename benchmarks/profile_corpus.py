@@ -6,6 +6,7 @@ parse + codegen of the same files (the baseline of bench_corpus.py).
     .venv/bin/python benchmarks/profile_corpus.py        # every 8th file (253 files)
     .venv/bin/python benchmarks/profile_corpus.py 4      # every 4th
     .venv/bin/python benchmarks/profile_corpus.py 0      # the first 400 (bench_corpus.py --limit 400)
+    .venv/bin/python benchmarks/profile_corpus.py 2 cuda-heavy   # every 2nd file of bench_corpus.py's CUDA-heavy corpus
 """
 
 from __future__ import annotations
@@ -18,22 +19,32 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import libcst as cst  # noqa: E402
+from bench_corpus import CORPORA, torch_dir, walk  # noqa: E402
 
-from bench_corpus import torch_dir, walk  # noqa: E402
 from migrate_xla import engine  # noqa: E402
 from migrate_xla.sources import read_source  # noqa: E402
 
 # The phases engine.migrate_code reports to its ``lap`` (a slice not taken: the time spent
 # finding that it would not pay; given up: the slice's run that a rule ended).
 PHASES = (
-    "read", "pre-filter", "slice", "slice not taken", "slice given up", "parse", "rules", "imports", "positions",
-    "codegen", "compile",
+    "read",
+    "pre-filter",
+    "slice",
+    "slice not taken",
+    "slice given up",
+    "parse",
+    "rules",
+    "imports",
+    "positions",
+    "codegen",
+    "compile",
 )
 
 
 def main() -> int:
     step = int(sys.argv[1]) if len(sys.argv) > 1 else 8
-    files = walk(torch_dir().resolve())
+    torch = torch_dir().resolve()
+    files = [path for part in CORPORA[sys.argv[2] if len(sys.argv) > 2 else "torch"][0] for path in walk(torch / part)]
     files = files[:400] if step == 0 else files[::step]
     options = engine.options_for()
     spent = dict.fromkeys((*PHASES, "baseline parse", "baseline codegen"), 0.0)
@@ -52,7 +63,7 @@ def main() -> int:
         lap("read")
         baseline = cst.parse_module(text)
         lap("baseline parse")
-        baseline.code
+        _ = baseline.code
         lap("baseline codegen")
         engine.migrate_code(text, options, str(path), lap)
     base = spent["baseline parse"] + spent["baseline codegen"]

@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -83,7 +82,9 @@ def run_cli(args: list[str], jobs: int) -> dict:
     try:
         return json.loads(proc.stdout)
     except json.JSONDecodeError:
-        raise SystemExit(f"xla-migrate printed no JSON report (exit {proc.returncode}): {' '.join(cmd)}\n{proc.stderr[-3000:]}")
+        raise SystemExit(
+            f"xla-migrate printed no JSON report (exit {proc.returncode}): {' '.join(cmd)}\n{proc.stderr[-3000:]}"
+        ) from None
 
 
 def sweep_tree(name: str, tree: Path, out: Path, flags: list[str], jobs: int, pool: Pool, tally: Tally) -> None:
@@ -113,7 +114,7 @@ def sweep_tree(name: str, tree: Path, out: Path, flags: list[str], jobs: int, po
         elif error is None and not entry["changed"] and copy.read_bytes() != path.read_bytes():
             tally.failures.append(f"{where}: unchanged, yet the copy differs from the original")
     written = [(p, c) for p, c, e in zip(inputs, copies, first["files"]) if e["changed"] and c.is_file()]
-    for (path, copy), why in zip(written, pool.map(compiles, [c for _, c in written], chunksize=16)):
+    for (path, _copy), why in zip(written, pool.map(compiles, [c for _, c in written], chunksize=16)):
         if why is not None and path not in broken:
             tally.failures.append(f"{name}/{path.relative_to(tree)}: the written file does not compile: {why}")
 
@@ -130,7 +131,9 @@ def sweep_tree(name: str, tree: Path, out: Path, flags: list[str], jobs: int, po
         elif entry["changed"] or any(d["fixed"] for d in entry["diagnostics"]):
             diff = subprocess.run(
                 [sys.executable, "-m", "migrate_xla", "--diff", *flags, str(copy)],
-                cwd=REPO, capture_output=True, text=True,
+                cwd=REPO,
+                capture_output=True,
+                text=True,
             ).stdout
             fixed = sorted({d["code"] for d in entry["diagnostics"] if d["fixed"]})
             tally.failures.append(f"{where}: a second run changes it (fixes {', '.join(fixed)}):\n{diff[:3000]}")
@@ -156,8 +159,9 @@ def chosen_files(roots: dict[str, Path], sample: int | None, only: list[str]) ->
     return None
 
 
-def sweep(roots: dict[str, Path], modes: list[str], jobs: int, workdir: Path,
-          sample: int | None = None, only: list[str] = ()) -> dict[str, Tally]:
+def sweep(
+    roots: dict[str, Path], modes: list[str], jobs: int, workdir: Path, sample: int | None = None, only: list[str] = ()
+) -> dict[str, Tally]:
     """Run the sweep; one tally per fix mode."""
     trees = dict(roots)
     picked = chosen_files(roots, sample, list(only))
@@ -181,8 +185,12 @@ def sweep(roots: dict[str, Path], modes: list[str], jobs: int, workdir: Path,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sample", type=int, help="only N files, spread evenly over the packages")
-    parser.add_argument("--only", nargs="+", default=[], metavar="PKG/PATH", help="only these files (torch/nn/functional.py)")
-    parser.add_argument("--fixes", choices=["safe", "unsafe", "both"], default="both", help="fix modes to sweep (default both)")
+    parser.add_argument(
+        "--only", nargs="+", default=[], metavar="PKG/PATH", help="only these files (torch/nn/functional.py)"
+    )
+    parser.add_argument(
+        "--fixes", choices=["safe", "unsafe", "both"], default="both", help="fix modes to sweep (default both)"
+    )
     parser.add_argument("-j", "--jobs", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--keep", type=Path, help="keep the migrated copies in this folder (must not exist)")
     args = parser.parse_args()

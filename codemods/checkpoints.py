@@ -7,6 +7,10 @@ copy the loaded state onto the parameters' device, which is what the guide's
 way continues with the same numbers: measured on CPU PJRT, the losses after loading equal
 those of the run that went on without stopping, bit for bit, and the resumed steps reuse
 the compiled step graph (fixtures/examples/trainer_resume.py checks it end to end).
+
+A CPU-only script (one that picks ``"cpu"`` and names no accelerator: ``rule.ON_ACCELERATOR``)
+keeps ``torch.save``: ``xm.save`` would start the XLA runtime (and take the TPU) just to
+write a file.
 """
 
 from __future__ import annotations
@@ -15,8 +19,19 @@ import re
 
 import libcst as cst
 
-from codemods.devices import EQUAL, code_of
-from migrate_xla.rule import SAFE, XM, Rule, call_arg, children, last_name, names_trigger, parse_expr
+from migrate_xla.rule import (
+    EQUAL,
+    ON_ACCELERATOR,
+    SAFE,
+    XM,
+    Rule,
+    call_arg,
+    children,
+    code_of,
+    last_name,
+    names_trigger,
+    parse_expr,
+)
 
 # The last name of a value that holds a whole module: model, self.model, net, netG, model.module
 MODULE_NAME = re.compile(
@@ -105,6 +120,7 @@ class SaveWithXm(Rule):
     SUMMARY = "torch.save(state, path) becomes xm.save(state, path): written from the CPU, once"
     FIX = SAFE
     TRIGGERS = SAVE_TRIGGERS
+    REQUIRES = (ON_ACCELERATOR,)
     CONTEXT = (names_trigger("io.BytesIO"),)  # the buffers each process writes its own of
     BEFORE = 'torch.save(model.state_dict(), "model.pt")\n'
     AFTER = 'xm.save(model.state_dict(), "model.pt")\n'
@@ -133,7 +149,9 @@ class SaveWithXm(Rule):
             )
             for place, given in enumerate((obj, dest))
         ]
-        message = "`torch.save` -> `xm.save`: the tensors are moved to the CPU first, so the file loads without torch_xla"
+        message = (
+            "`torch.save` -> `xm.save`: the tensors are moved to the CPU first, so the file loads without torch_xla"
+        )
         if self._per_process(dest.value):
             args = _appended(updated, args, cst.Arg(cst.Name("False"), keyword=cst.Name("master_only"), equal=EQUAL))
             message += f"; `master_only=False`: every process writes its own `{code_of(dest.value)}`"
@@ -193,6 +211,7 @@ class WholeModuleSave(Rule):
     FIX = None
     SEVERITY = "warning"
     TRIGGERS = SAVE_TRIGGERS
+    REQUIRES = (ON_ACCELERATOR,)
     BEFORE = 'torch.save(model, "model.pt")\n'
     AFTER = (
         "# TODO(xla-migrate): XLA502 `torch.save(model, ...)` pickles the whole module with its parameters "

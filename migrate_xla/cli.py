@@ -1,4 +1,4 @@
-"""The command line: options in, engine and report out (design.md, "CLI contract").
+"""The command line: options in, engine and report out (docs/design.md, "CLI contract").
 
 Exit codes: 0 nothing to change and no error-level finding; 1 files changed (or
 would change, with --diff / --check) or an error-level finding remains; 2 a usage
@@ -15,7 +15,8 @@ from pathlib import Path
 import click
 
 from migrate_xla import config, registry, report
-from migrate_xla.engine import TARGETS, FileResult, MigrationError, Options, migrate_code, migrate_files, relocate
+from migrate_xla.findings import TARGETS
+from migrate_xla.run import FileResult, MigrationError, Options, migrate_code, migrate_files, relocate
 from migrate_xla.sources import Found, Source, SourceError, decode, find_sources, write_back, write_copy
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -40,7 +41,12 @@ class MigrateByDefault(click.Group):
         return super().get_command(ctx, name)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and args[0] not in LAZY_COMMANDS and args[0] not in ("--help", "-h", "--version"):
+        if (
+            args
+            and args[0] not in self.commands
+            and args[0] not in LAZY_COMMANDS
+            and args[0] not in ("--help", "-h", "--version")
+        ):
             args = ["migrate", *args]
         elif not args:
             args = ["migrate"]
@@ -68,15 +74,40 @@ def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path, allow_dash=True))
 @click.option("--diff", is_flag=True, help="Print a unified diff; write nothing.")
 @click.option("--check", is_flag=True, help="Print findings (path:line:col: CODE message); write nothing.")
-@click.option("-o", "--output", type=click.Path(path_type=Path, file_okay=False), help="Write migrated copies under DIR, mirroring the tree.")
-@click.option("--target", type=click.Choice(TARGETS), help="single (the default): one XLA device; multiprocess: one process per device under torch_xla.launch; spmd: one process drives every device (XLA65x-XLA69x).")
-@click.option("--select", multiple=True, metavar="CODES", help="Only these rule codes or prefixes (XLA1, XLA101), comma-separated.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Write migrated copies under DIR, mirroring the tree.",
+)
+@click.option(
+    "--target",
+    type=click.Choice(TARGETS),
+    help="single (the default): one XLA device; multiprocess: one process per device under torch_xla.launch; spmd: one process drives every device (XLA65x-XLA69x).",
+)
+@click.option(
+    "--select",
+    multiple=True,
+    metavar="CODES",
+    help="Only these rule codes or prefixes (XLA1, XLA101), comma-separated.",
+)
 @click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rule codes or prefixes.")
-@click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes that may change behaviour (default: no).")
+@click.option(
+    "--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes that may change behaviour (default: no)."
+)
 @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: all cores).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif", "github"]), default="text", show_default=True, help="How findings are printed.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "sarif", "github"]),
+    default="text",
+    show_default=True,
+    help="How findings are printed.",
+)
 @click.option("--stats", is_flag=True, help="Print counts per rule and per file.")
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when files changed or findings remain (2 still means failure).")
+@click.option(
+    "--exit-zero", is_flag=True, help="Exit 0 even when files changed or findings remain (2 still means failure)."
+)
 def migrate(paths, diff, check, output, target, select, ignore, unsafe_fixes, jobs, fmt, stats, exit_zero):
     """Rewrite the .py and .ipynb files under PATHS (folders walked honouring .gitignore; - reads stdin).
 
@@ -112,7 +143,11 @@ def migrate(paths, diff, check, output, target, select, ignore, unsafe_fixes, jo
     results = []
     stream = migrate_files(files, options, jobs)
     show_progress = len(files) > 1 and sys.stderr.isatty() and fmt == "text"
-    with click.progressbar(stream, length=len(files), label="Migrating", file=sys.stderr) if show_progress else _nullbar(stream) as bar:
+    with (
+        click.progressbar(stream, length=len(files), label="Migrating", file=sys.stderr)
+        if show_progress
+        else _nullbar(stream) as bar
+    ):
         for result in bar:
             _write(result, mode, output)
             results.append(result)

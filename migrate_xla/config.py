@@ -11,12 +11,14 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from migrate_xla import registry
-from migrate_xla.engine import TARGETS, Options, options_for
+from migrate_xla.findings import TARGETS
+from migrate_xla.run import Options, options_for
 from migrate_xla.sources import Patterns
 
 TABLE = "tool.xla-migrate"
@@ -44,7 +46,7 @@ class Config:
         """The folder that ``exclude`` and ``per-file-ignores`` patterns are relative to."""
         return self.path.parent if self.path is not None else Path.cwd()
 
-    def override(self, **given: Any) -> "Config":
+    def override(self, **given: Any) -> Config:
         """These settings with every option given on the command line (not None) in place of the file's."""
         return dataclasses.replace(self, **{key: value for key, value in given.items() if value is not None})
 

@@ -1,6 +1,6 @@
 """Prints the rule documentation, docs/rules.md, generated from the rules themselves.
 
-    python -m migrate_xla.docs > docs/rules.md     (or: make docs)
+python -m migrate_xla.docs > docs/rules.md     (or: make docs)
 """
 
 from __future__ import annotations

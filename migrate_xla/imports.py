@@ -8,19 +8,20 @@ about 0.4 s a file (matcher dispatch on every node, full scope analysis) against
   are passed over), unless an import already binds the name;
 - remove a top-level import whose name the migrated code no longer uses: no ``Name``
   node of the migrated tree outside import statements (attributes ``x.name`` aside,
-  f-string expressions included) refers to it. The comments above a removed import
-  move down.
+  f-string expressions included) refers to it. The comment lines directly above a
+  removed import go with it (as with every removed statement: tree.lines_left_by); a
+  comment with a blank line under it moves down to the next statement.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import libcst as cst
 
 from migrate_xla.rule import Import, dotted_name
-from migrate_xla.tree import children
+from migrate_xla.tree import children, lines_left_by
 
 
 def apply_imports(
@@ -143,12 +144,10 @@ def _remove_unused(module: cst.Module, specs: list[Import], elsewhere: Counter) 
     body = []
     carried: list[cst.EmptyLine] = []  # the comments above a removed import go to the next line
     for statement in module.body:
-        if isinstance(statement, cst.SimpleStatementLine) and any(
-            have in specs for have in _imports_of(statement)
-        ):
+        if isinstance(statement, cst.SimpleStatementLine) and any(have in specs for have in _imports_of(statement)):
             kept = _without_unused(statement, specs, uses)
             if kept is None:
-                carried.extend(line for line in statement.leading_lines if line.comment is not None)
+                carried.extend(line for line in lines_left_by(statement.leading_lines) if line.comment is not None)
                 continue
             statement = kept
         if carried:

@@ -26,15 +26,12 @@ import io
 import json
 import re
 import warnings
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
 
-from migrate_xla.rule import Diagnostic
+from migrate_xla.findings import CELL_NOT_MIGRATED, Diagnostic
 from migrate_xla.sources import Source, SourceError, Unit
-
-# The finding for a cell left as it is (the rule codemods/notebook_cells.py documents it).
-CELL_NOT_MIGRATED = "XLA001"
 
 _MARKER = "# <xla-migrate cell {}>\n"
 _MARKER_LINE = re.compile(r"^# <xla-migrate cell (\d+)>\n", re.M)
@@ -72,8 +69,10 @@ class Notebook(Source):
         parts = _MARKER_LINE.split(text)
         numbers = [int(n) for n in parts[1::2]]
         if parts[0] or numbers != [cell.number for cell in self.cells if cell.program is not None]:
-            raise SourceError("internal error: the cells of the migrated notebook could not be told apart; "
-                              "the file was left unchanged, please report this")
+            raise SourceError(
+                "internal error: the cells of the migrated notebook could not be told apart; "
+                "the file was left unchanged, please report this"
+            )
         migrated = dict(zip(numbers, parts[2::2]))
         units = []
         for cell in self.cells:
@@ -83,8 +82,10 @@ class Notebook(Source):
                     code = code.removesuffix("\n")  # the newline the program put before the next marker
                 for stand_in, original in cell.ipython:
                     if code.count(stand_in) != 1:
-                        raise SourceError(f"internal error: an IPython line of cell {cell.number} was changed; "
-                                          "the file was left unchanged, please report this")
+                        raise SourceError(
+                            f"internal error: an IPython line of cell {cell.number} was changed; "
+                            "the file was left unchanged, please report this"
+                        )
                     code = code.replace(stand_in, original)
             units.append(Unit(cell.number, code))
         return units
@@ -104,7 +105,9 @@ class Notebook(Source):
             text = lines[d.line - 1] if 0 < d.line <= len(lines) else ""
             if _TAGGED.search(text):  # a stand-in: the finding is about the IPython line as a whole
                 column = len(text) - len(text.lstrip()) + 1
-            located.append(dataclasses.replace(d, cell=numbers[at], line=max(d.line - starts[at] + 1, 1), column=column))
+            located.append(
+                dataclasses.replace(d, cell=numbers[at], line=max(d.line - starts[at] + 1, 1), column=column)
+            )
         return sorted(located, key=lambda d: (d.cell, d.line, d.column, d.code, d.message))
 
     def file_lines(self, text: str) -> Callable[[int | None, int], int]:
@@ -119,9 +122,7 @@ class Notebook(Source):
         return file_line
 
     def encode(self, text: str) -> bytes:
-        changed = {
-            unit.cell: unit.text for unit, cell in zip(self.units(text), self.cells) if unit.text != cell.source
-        }
+        changed = {unit.cell: unit.text for unit, cell in zip(self.units(text), self.cells) if unit.text != cell.source}
         return (_with_sources(self.document, changed) if changed else self.document).encode(self.encoding)
 
 
@@ -135,11 +136,15 @@ def read_notebook(path: Path, data: bytes, mode: int, mtime_ns: int) -> Notebook
     except json.JSONDecodeError as exc:
         raise SourceError(f"not a notebook: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     cells = _cells_of(notebook)
-    code_cells = tuple(
-        _code_cell(number, _text(cell["source"]))
-        for number, cell in enumerate(cells, 1)
-        if cell["cell_type"] == "code"
-    ) if _is_python(notebook) else ()
+    code_cells = (
+        tuple(
+            _code_cell(number, _text(cell["source"]))
+            for number, cell in enumerate(cells, 1)
+            if cell["cell_type"] == "code"
+        )
+        if _is_python(notebook)
+        else ()
+    )
     program = "".join(
         _MARKER.format(cell.number) + cell.program + ("\n" if cell.program and not cell.program.endswith("\n") else "")
         for cell in code_cells
@@ -164,9 +169,10 @@ def _cells_of(notebook: object) -> list[dict]:
         if not (
             isinstance(cell, dict)
             and isinstance(cell.get("cell_type"), str)
-            and (isinstance(cell.get("source"), str) or (
-                isinstance(cell.get("source"), list) and all(isinstance(line, str) for line in cell["source"])
-            ))
+            and (
+                isinstance(cell.get("source"), str)
+                or (isinstance(cell.get("source"), list) and all(isinstance(line, str) for line in cell["source"]))
+            )
         ):
             raise SourceError(f"not a notebook: cell {number} has no cell_type or no source text")
     return cells
@@ -217,8 +223,13 @@ def _code_cell(number: int, source: str) -> CodeCell:
 
 def _left_out(number: int, source: str, line: int, column: int, reason: str) -> CodeCell:
     finding = Diagnostic(
-        code=CELL_NOT_MIGRATED, message=f"cell not migrated: {reason}", line=line, column=column,
-        severity="warning", fixed=False, cell=number,
+        code=CELL_NOT_MIGRATED,
+        message=f"cell not migrated: {reason}",
+        line=line,
+        column=column,
+        severity="warning",
+        fixed=False,
+        cell=number,
     )
     return CodeCell(number, source, None, skipped=finding)
 
@@ -260,7 +271,7 @@ def _stand_ins(source: str) -> tuple[str, list[tuple[str, str]]]:
             tag = _TAG.format(len(ipython))
             stand_in = "\n".join([f"{indent}{call}  {tag}", *[f"{indent}{tag}"] * (end - index - 1)])
             ipython.append((stand_in, body))
-            out.append(stand_in + block[len(body):])
+            out.append(stand_in + block[len(body) :])
         index = end
     return "".join(out), ipython
 
@@ -272,7 +283,7 @@ def _ipython_call(line: str, first_line: bool) -> str | None:
     target = ""
     assigned = _ASSIGNED.match(command)
     if assigned:
-        target, command = f"{assigned.group(1).strip()} = ", command[assigned.end():]
+        target, command = f"{assigned.group(1).strip()} = ", command[assigned.end() :]
     if first_line and command.startswith("%%"):
         magic = _CELL_MAGIC.match(command)
         return f"get_ipython().run_cell_magic({magic.group(1)!r}, {magic.group(2)!r}, '')" if magic else None

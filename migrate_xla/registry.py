@@ -1,30 +1,57 @@
 """Finds the rules in ``codemods/`` and selects them by code prefix.
 
-Adding a rule means adding a class to a family module: nothing else lists rules.
+A family is a module directly under ``codemods/`` or a package there, whose modules
+hold its rules; ``codemods/shared/`` holds what several families share, and no rules.
+Adding a rule means adding a class to a family module, then regenerating the index the
+pre-filter reads (migrate_xla/prefilter.py): nothing else lists rules. Selection reads
+the codes from that index, so that a run whose files wake no rule never imports the
+rule modules (nor LibCST, which they import).
 """
 
 from __future__ import annotations
 
-import importlib
-import inspect
-import pkgutil
-from functools import lru_cache
-from typing import Iterable
+from collections.abc import Iterable
+from functools import cache
+from typing import TYPE_CHECKING
 
-import codemods
-from migrate_xla.rule import SEVERITIES, Rule
+from migrate_xla import prefilter
+from migrate_xla.findings import SEVERITIES
+
+if TYPE_CHECKING:
+    from migrate_xla.rule import Rule
+
+
+# codemods/shared/: analyses and helpers several families share, not a family
+SHARED = "shared"
 
 
 class RuleError(Exception):
     """A broken rule set (duplicate code) or a selection that names no rule."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def all_rules() -> tuple[type[Rule], ...]:
-    """Every rule class defined in a ``codemods`` module, in code order."""
+    """Every rule class defined in a ``codemods`` family (a module, or the modules of a package), in code order."""
+    # imported here: a run whose files wake no rule never gets this far
+    import importlib
+    import inspect
+    import pkgutil
+
+    import codemods
+    from migrate_xla.rule import Rule
+
+    def family_modules():
+        for info in pkgutil.iter_modules(codemods.__path__):
+            if info.name == SHARED:
+                continue
+            family = importlib.import_module(f"codemods.{info.name}")
+            yield family
+            if info.ispkg:
+                for sub in pkgutil.walk_packages(family.__path__, f"{family.__name__}."):
+                    yield importlib.import_module(sub.name)
+
     found: dict[str, type[Rule]] = {}
-    for info in pkgutil.iter_modules(codemods.__path__):
-        module = importlib.import_module(f"codemods.{info.name}")
+    for module in family_modules():
         for _, cls in inspect.getmembers(module, inspect.isclass):
             if not issubclass(cls, Rule) or cls.__module__ != module.__name__ or not cls.CODE:
                 continue
@@ -40,9 +67,26 @@ def all_rules() -> tuple[type[Rule], ...]:
     return tuple(found[code] for code in sorted(found))
 
 
+def rules_of(codes: Iterable[str]) -> tuple[type[Rule], ...]:
+    """The rule classes of these codes, in their order."""
+    table = {rule.CODE: rule for rule in all_rules()}
+    return tuple(table[code] for code in codes)
+
+
 def family(rule: type[Rule]) -> str:
-    """The family module a rule belongs to (``devices`` for XLA1xx)."""
-    return rule.__module__.rsplit(".", 1)[-1]
+    """The family a rule belongs to (``devices`` for XLA1xx): the module or package under
+    ``codemods`` its class is defined in."""
+    parts = rule.__module__.split(".")
+    return parts[1] if parts[0] == "codemods" and len(parts) > 1 else parts[-1]
+
+
+def family_doc(rule: type[Rule]) -> str:
+    """The docstring of the rule's family module (or package): its section of docs/rules.md."""
+    import inspect
+    import sys
+
+    name = f"codemods.{family(rule)}" if rule.__module__.startswith("codemods.") else rule.__module__
+    return inspect.cleandoc(sys.modules[name].__doc__ or "")
 
 
 def by_code(code: str) -> type[Rule] | None:
@@ -53,16 +97,14 @@ def by_code(code: str) -> type[Rule] | None:
     return None
 
 
-def select(
-    select: Iterable[str] | None = None, ignore: Iterable[str] | None = None
-) -> tuple[type[Rule], ...]:
-    """The enabled rules: those matching a ``select`` prefix and no ``ignore`` prefix."""
-    rules = all_rules()
+def select(select: Iterable[str] | None = None, ignore: Iterable[str] | None = None) -> tuple[str, ...]:
+    """The codes of the enabled rules: those matching a ``select`` prefix and no ``ignore`` prefix."""
+    codes = tuple(rule.CODE for rule in prefilter.indexed())
     wanted = [p.strip().upper() for p in (select or ()) if p.strip()]
     unwanted = [p.strip().upper() for p in (ignore or ()) if p.strip()]
     for prefix in [*wanted, *unwanted]:
-        if prefix != "ALL" and not any(r.CODE.startswith(prefix) for r in rules):
+        if prefix != "ALL" and not any(code.startswith(prefix) for code in codes):
             raise RuleError(f"unknown rule code or prefix: {prefix}")
     if wanted and "ALL" not in wanted:
-        rules = tuple(r for r in rules if any(r.CODE.startswith(p) for p in wanted))
-    return tuple(r for r in rules if not any(r.CODE.startswith(p) for p in unwanted))
+        codes = tuple(c for c in codes if any(c.startswith(p) for p in wanted))
+    return tuple(c for c in codes if not any(c.startswith(p) for p in unwanted))

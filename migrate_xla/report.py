@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import inspect
 import io
-import json
 import re
-import sys
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from migrate_xla import registry
-from migrate_xla.engine import FileResult
-from migrate_xla.rule import TARGETS, UNSAFE, Diagnostic
+from migrate_xla.findings import TARGETS, UNSAFE, Diagnostic
+from migrate_xla.run import FileResult
 
 UNSAFE_HINT = "unsafe fix available with --unsafe-fixes"
 
@@ -33,7 +30,7 @@ class Summary:
     fixed_by_code: Counter = field(default_factory=Counter)
 
     @classmethod
-    def of(cls, results: Sequence[FileResult]) -> "Summary":
+    def of(cls, results: Sequence[FileResult]) -> Summary:
         summary = cls(files=len(results))
         for result in results:
             summary.changed += result.changed
@@ -140,8 +137,7 @@ def json_report(results: Sequence[FileResult], summary: Summary, stats: bool) ->
             "path": result.path,
             "changed": result.changed,
             "diagnostics": [
-                {k: v for k, v in d.to_dict().items() if k != "cell" or v is not None}
-                for d in result.diagnostics
+                {k: v for k, v in d.to_dict().items() if k != "cell" or v is not None} for d in result.diagnostics
             ],
         }
         if result.error is not None:
@@ -150,6 +146,8 @@ def json_report(results: Sequence[FileResult], summary: Summary, stats: bool) ->
     out = {"files": files, "summary": summary.to_dict()}
     if stats:
         out["stats"] = {"rules": rule_stats(summary), "files": file_stats(results)}
+    import json  # only for --format json or sarif: a pre-commit run (text) does not load it
+
     return json.dumps(out, indent=2)
 
 
@@ -219,7 +217,11 @@ def sarif_report(results: Sequence[FileResult], show_fixed: bool) -> str:
     driver = {
         "name": "xla-migrate",
         "rules": [
-            {"id": code, "name": rule.NAME if rule else code, "shortDescription": {"text": rule.SUMMARY if rule else code}}
+            {
+                "id": code,
+                "name": rule.NAME if rule else code,
+                "shortDescription": {"text": rule.SUMMARY if rule else code},
+            }
             for code, rule in zip(codes, rules)
         ],
     }
@@ -229,6 +231,8 @@ def sarif_report(results: Sequence[FileResult], show_fixed: bool) -> str:
         "invocations": [{"executionSuccessful": not notifications, "toolExecutionNotifications": notifications}],
     }
     log = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0", "runs": [run]}
+    import json
+
     return json.dumps(log, indent=2)
 
 
@@ -238,7 +242,13 @@ def rule_stats(summary: Summary) -> list[dict]:
         rule = registry.by_code(code)
         fixed = summary.fixed_by_code[code]
         rows.append(
-            {"code": code, "name": rule.NAME if rule else "", "count": count, "fixed": fixed, "remaining": count - fixed}
+            {
+                "code": code,
+                "name": rule.NAME if rule else "",
+                "count": count,
+                "fixed": fixed,
+                "remaining": count - fixed,
+            }
         )
     return rows
 
@@ -249,8 +259,12 @@ def file_stats(results: Sequence[FileResult]) -> list[dict]:
         if result.diagnostics:
             fixed = sum(d.fixed for d in result.diagnostics)
             rows.append(
-                {"path": result.path, "count": len(result.diagnostics), "fixed": fixed,
-                 "remaining": len(result.diagnostics) - fixed}
+                {
+                    "path": result.path,
+                    "count": len(result.diagnostics),
+                    "fixed": fixed,
+                    "remaining": len(result.diagnostics) - fixed,
+                }
             )
     return sorted(rows, key=lambda row: (-row["count"], row["path"]))
 
@@ -276,8 +290,9 @@ def rules_table() -> list[str]:
 
 # The migration guide the rules follow; a rule's docstring cites its sections by name.
 GUIDE_URL = "https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html"
-_GUIDE_SECTION = re.compile(r"""guide(?:'s)?,?\s+"([^"]+)\"""", re.IGNORECASE)
-_URL = re.compile(r"https?://[^\s)>\]\"']+[^\s)>\]\"'.,;:]")
+# Patterns, not compiled ones: re compiles them when `explain` or the docs first need them.
+_GUIDE_SECTION = r"""(?i)guide(?:'s)?,?\s+"([^"]+)\""""
+_URL = r"https?://[^\s)>\]\"']+[^\s)>\]\"'.,;:]"
 _FIX_TEXT = {
     "safe": "safe (applied by default)",
     "unsafe": "unsafe (applied with --unsafe-fixes)",
@@ -287,10 +302,10 @@ _FIX_TEXT = {
 def rule_links(rule) -> list[tuple[str, str]]:
     """(title, URL) of the documents a rule follows: the guide sections its docstring
     cites (else those its family module cites), then the URLs in either docstring."""
-    own, family_doc = rule.why(), inspect.cleandoc(sys.modules[rule.__module__].__doc__ or "")
-    sections = _GUIDE_SECTION.findall(own) or _GUIDE_SECTION.findall(family_doc)
+    own, family_doc = rule.why(), registry.family_doc(rule)
+    sections = re.findall(_GUIDE_SECTION, own) or re.findall(_GUIDE_SECTION, family_doc)
     links = [(f'Migration guide, "{" ".join(section.split())}"', GUIDE_URL) for section in sections]
-    links += [(url, url) for url in _URL.findall(own) + _URL.findall(family_doc)]
+    links += [(url, url) for url in re.findall(_URL, own) + re.findall(_URL, family_doc)]
     return list(dict.fromkeys(links))
 
 
@@ -308,12 +323,17 @@ def explain(rule, markdown: bool = False) -> str:
         if examples:
             parts.append("\n".join(f"{label}:\n{_indent(code)}" for label, code in examples))
         if links:
-            parts.append("Links:\n" + "\n".join(f"    {title}: {url}" if title != url else f"    {url}" for title, url in links))
+            parts.append(
+                "Links:\n" + "\n".join(f"    {title}: {url}" if title != url else f"    {url}" for title, url in links)
+            )
         return "\n\n".join(parts) + "\n"
     parts = [f"### {rule.CODE} ({rule.NAME})", _md_text(rule.SUMMARY), _md_text(facts), _md_text(rule.why())]
     parts += [f"{label}:\n\n```python\n{code.rstrip()}\n```" for label, code in examples]
     if links:
-        parts.append("Links:\n\n" + "\n".join(f"- [{_md_text(title)}]({url})" if title != url else f"- <{url}>" for title, url in links))
+        parts.append(
+            "Links:\n\n"
+            + "\n".join(f"- [{_md_text(title)}]({url})" if title != url else f"- <{url}>" for title, url in links)
+        )
     return "\n\n".join(parts) + "\n"
 
 
@@ -338,18 +358,18 @@ def rules_page() -> str:
     for rule in rules:
         if registry.family(rule) != family:
             family = registry.family(rule)
-            doc = inspect.cleandoc(sys.modules[rule.__module__].__doc__ or "")
+            doc = registry.family_doc(rule)
             lines += ["", f"## {rule.CODE[:4]}xx {family}", "", _md_text(doc)]
         lines += ["", explain(rule, markdown=True).rstrip("\n")]
     return "\n".join(lines) + "\n"
 
 
 # Characters Markdown would read as markup outside code spans (``code`` is kept as is).
-_MD_SPECIAL = re.compile(r"(``.*?``|`[^`]*`)|([\\*<\[\]])|(?<![\w])_|_(?![\w])", re.DOTALL)
+_MD_SPECIAL = r"(?s)(``.*?``|`[^`]*`)|([\\*<\[\]])|(?<![\w])_|_(?![\w])"
 
 
 def _md_text(text: str) -> str:
-    return _MD_SPECIAL.sub(lambda m: m.group(1) or "\\" + m.group(0), text)
+    return re.sub(_MD_SPECIAL, lambda m: m.group(1) or "\\" + m.group(0), text)
 
 
 def _indent(code: str) -> str:

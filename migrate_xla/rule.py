@@ -1,9 +1,14 @@
-"""What a rule is, what it reports, and the helpers every rule shares.
+"""What a rule is, what it reports, and the helpers every rule shares: the rule API.
 
 A rule is a small LibCST transformer fragment: it defines ``visit_<Node>`` and
 ``leave_<Node>`` methods like a ``libcst.CSTTransformer``, and the engine runs all
 enabled rules together in one traversal of the tree (see ``engine.RuleRunner``).
 Rules never edit imports by hand: they schedule them through ``FileContext``.
+
+The public names of this module are all that a rule (``codemods/``) imports from
+``migrate_xla``; some are defined elsewhere and given to the rules here (the words of a
+run's contract from findings.py, node types from tree.py, the removed-line placeholders
+from removed_lines.py). tests/test_architecture.py checks it.
 """
 
 from __future__ import annotations
@@ -11,21 +16,25 @@ from __future__ import annotations
 import ast
 import inspect
 import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
-from dataclasses import asdict, dataclass, field
-from typing import Callable, ClassVar, Iterable, Sequence
+from typing import ClassVar
 
 import libcst as cst
 
-from migrate_xla.tree import children, codegen
+from migrate_xla.findings import (  # noqa: F401 (the rules' names)
+    CELL_NOT_MIGRATED,
+    SAFE,
+    SEVERITIES,
+    TARGETS,
+    UNSAFE,
+    Diagnostic,
+)
+from migrate_xla.removed_lines import drop_removed_lines, is_removed  # noqa: F401 (the rules' names)
+from migrate_xla.tree import NODE_TYPES, children, codegen  # noqa: F401 (NODE_TYPES: the rules' name)
 
-SAFE = "safe"
-UNSAFE = "unsafe"
-SEVERITIES = ("error", "warning", "info")
 TODO_PREFIX = "# TODO(xla-migrate): "
-# What the migrated code runs as (design.md, "--target"): one XLA device, one process per
-# device launched by torch_xla.launch, or one process driving every device with SPMD.
-TARGETS = ("single", "multiprocess", "spmd")
 
 
 @dataclass(frozen=True)
@@ -37,6 +46,7 @@ class Import:
     asname: str | None = None
 
 
+TORCH = Import("torch")
 # The torch_xla 2.x public API and aliases the migration guide uses.
 TORCH_XLA = Import("torch_xla")
 XM = Import("torch_xla.core.xla_model", asname="xm")
@@ -44,23 +54,9 @@ XR = Import("torch_xla.runtime", asname="xr")
 PL = Import("torch_xla.distributed.parallel_loader", asname="pl")
 
 
-@dataclass(frozen=True)
-class Diagnostic:
-    code: str
-    message: str
-    line: int
-    column: int
-    severity: str
-    fixed: bool
-    fix: str | None = None  # what kind of fix the rule offers: "safe", "unsafe" or None
-    cell: int | None = None  # notebook cell index, when the file is a notebook
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-
 class Rule:
-    """Base class of every rule; subclasses live in ``codemods/<family>.py``.
+    """Base class of every rule; subclasses live in ``codemods/<family>.py`` or, for a family
+    of many rules, in the modules of the package ``codemods/<family>/``.
 
     Class attributes every rule sets: ``CODE`` (``XLA101``), ``NAME``
     (``cuda-device``), ``SUMMARY`` (one line), ``FIX`` (``"safe"``, ``"unsafe"`` or
@@ -93,7 +89,7 @@ class Rule:
     BEFORE: ClassVar[str] = ""
     AFTER: ClassVar[str] = ""
 
-    def __init__(self, ctx: "FileContext") -> None:
+    def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
 
     @classmethod
@@ -122,7 +118,10 @@ class Rule:
         ``updated`` first calls ``ctx.forget_fixes_inside(original)``.
         """
         self.ctx.report(
-            self, original, message, fixed=self.fixing,
+            self,
+            original,
+            message,
+            fixed=self.fixing,
             imports=tuple(imports) if self.fixing else (),
             drops=tuple(drop_if_unused) if self.fixing else (),
         )
@@ -165,6 +164,19 @@ GAP = r"(?:[\s\\]|#[^\n]*\n)*"
 # Any reference to torch.cuda (``torch.cuda.X``, ``from torch import cuda``, ``.cuda()``)
 # spells the word ``cuda``, and so does a "cuda..." device string (is_cuda_literal).
 CUDA_WORD = words("cuda")
+
+# The rules that tune code for the XLA device (lazy execution, recompilation hazards,
+# checkpoints, the --target forms; XLA302 has a narrower test of its own) act on a file that
+# may run on an accelerator: one that names CUDA (``torch.cuda``, ``.cuda()``, ``"cuda:0"``,
+# ``use_cuda``, ``CUDA_VISIBLE_DEVICES``), XLA (``torch_xla``, ``"xla"``, ``XLA_...``; not
+# ``xlabel``) or ``torch.accelerator``, or one that picks no device at all (a project's
+# training module handed its device by the script that chose it). A file that picks the CPU
+# (``torch.device("cpu")``, ``device = "cpu"``) and names no accelerator trains on the CPU
+# and is left as it is. Rules that convert a CUDA API (devices, mixed precision, pinned
+# memory, process groups, CUDA-only libraries) act wherever it is used. A migrated file
+# names XLA, so a second run wakes the same rules.
+NAMES_ACCELERATOR = r"cuda|CUDA|xla(?![a-z])|XLA|accelerator(?<!\waccelerator)\b"
+ON_ACCELERATOR = NAMES_ACCELERATOR + r"""|\A(?![\s\S]*['"]cpu['"])"""
 
 
 class WholeModuleNeeded(Exception):
@@ -265,8 +277,14 @@ class FileContext:
 
     # -- findings --------------------------------------------------------------
     def report(
-        self, rule: Rule, node: cst.CSTNode, message: str, fixed: bool, todo: bool = False,
-        imports: tuple[Import, ...] = (), drops: tuple[Import, ...] = (),
+        self,
+        rule: Rule,
+        node: cst.CSTNode,
+        message: str,
+        fixed: bool,
+        todo: bool = False,
+        imports: tuple[Import, ...] = (),
+        drops: tuple[Import, ...] = (),
     ) -> None:
         statement = self.statements[-1] if self.statements else None
         self.pending.append(_Pending(type(rule), node, statement, message, fixed, imports, drops))
@@ -284,9 +302,7 @@ class FileContext:
         entries = self.todos.pop(id(original), None)
         if not entries or not hasattr(updated, "leading_lines"):
             return updated
-        present = [
-            line.comment.value for line in updated.leading_lines if line.comment is not None
-        ]
+        present = [line.comment.value for line in updated.leading_lines if line.comment is not None]
         new_lines = [
             cst.EmptyLine(comment=cst.Comment(f"{TODO_PREFIX}{code} {message}"))
             for code, message in entries

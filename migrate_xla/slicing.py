@@ -30,9 +30,9 @@ import ast
 import re
 import warnings
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Sequence
 
 from migrate_xla.rule import WholeModuleNeeded, words
 
@@ -49,13 +49,32 @@ _IMPORT_STATEMENT = re.compile(
 _COMMENT = re.compile(r"#[^\n]*")
 # The names ast keeps as strings that LibCST keeps as Name nodes (other than attributes).
 _NAME_FIELDS = {
-    ast.FunctionDef: ("name",), ast.AsyncFunctionDef: ("name",), ast.ClassDef: ("name",), ast.arg: ("arg",),
-    ast.keyword: ("arg",), ast.Global: ("names",), ast.Nonlocal: ("names",), ast.ExceptHandler: ("name",),
-    ast.MatchAs: ("name",), ast.MatchStar: ("name",), ast.MatchMapping: ("rest",), ast.MatchClass: ("kwd_attrs",),
+    ast.FunctionDef: ("name",),
+    ast.AsyncFunctionDef: ("name",),
+    ast.ClassDef: ("name",),
+    ast.arg: ("arg",),
+    ast.keyword: ("arg",),
+    ast.Global: ("names",),
+    ast.Nonlocal: ("names",),
+    ast.ExceptHandler: ("name",),
+    ast.MatchAs: ("name",),
+    ast.MatchStar: ("name",),
+    ast.MatchMapping: ("rest",),
+    ast.MatchClass: ("kwd_attrs",),
 }
 _COMPOUND = (
-    ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
-    ast.With, ast.AsyncWith, ast.Try, getattr(ast, "TryStar", ast.Try), ast.Match,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    getattr(ast, "TryStar", ast.Try),
+    ast.Match,
 )
 
 # A slice must leave out at least this share of the file, or the whole file is parsed.
@@ -111,8 +130,8 @@ class Slice:
                 continue
             if kind is ast.Import or kind is ast.ImportFrom:
                 continue
-            for field in _NAME_FIELDS.get(kind, ()):
-                value = getattr(node, field)
+            for attribute in _NAME_FIELDS.get(kind, ()):
+                value = getattr(node, attribute)
                 for name in [value] if isinstance(value, str) else value or ():
                     uses[name] += 1
             stack.extend(ast.iter_child_nodes(node))
@@ -181,7 +200,7 @@ class _Builder:
                     self._class(unit[0], end)
                 continue
             line = self.lines[first]
-            if not line.startswith(indent) or line[len(indent):][:1] in (" ", "\t"):
+            if not line.startswith(indent) or line[len(indent) :][:1] in (" ", "\t"):
                 raise _NoSlice  # indentation that is not the block's
             run = [run[0], end, run[2] + unit] if run else [first, end, unit]
         if run:
@@ -231,7 +250,7 @@ class _Builder:
             parts.extend(self.lines[done:first])
             line += first - done
             last = self.lines[end - 1]
-            newline = last[len(last.rstrip("\r\n")):]
+            newline = last[len(last.rstrip("\r\n")) :]
             parts.append(indent + PLACEHOLDER.format(index) + newline)
             line += 1
             text = "".join(self.lines[first:end])
@@ -269,7 +288,11 @@ def _units(statements: list[ast.stmt]) -> list[list[ast.stmt]]:
 
 
 def _is_docstring(statement: ast.stmt) -> bool:
-    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant) and isinstance(statement.value.value, str)
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and isinstance(statement.value.value, str)
+    )
 
 
 def _first_line(statement: ast.stmt) -> int:
@@ -281,7 +304,12 @@ def _last_suite(statement: ast.stmt) -> list[ast.stmt]:
     if isinstance(statement, ast.Match):
         return statement.cases[-1].body
     if isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-        return statement.finalbody or statement.orelse or (statement.handlers and statement.handlers[-1].body) or statement.body
+        return (
+            statement.finalbody
+            or statement.orelse
+            or (statement.handlers and statement.handlers[-1].body)
+            or statement.body
+        )
     return getattr(statement, "orelse", None) or statement.body
 
 

@@ -6,15 +6,21 @@ transformer with no rule at all costs about 1.2 parses, and ``node.children`` re
 the node it is asked about. Here the same fields are read straight off the node, in
 the same (code) order, and a transformation rebuilds only the nodes whose children
 changed (benchmarks/README.md).
+
+These are LibCST's private APIs (``_visit_and_replace_children``, ``_codegen``,
+``CodegenState``, ``_BaseParenthesizedNode``; engine.py's position recorder uses
+``_codegen`` too): pyproject.toml pins LibCST to the minor release the test suite runs
+them against (constraints.txt), so that a new LibCST cannot change them under a user.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from contextlib import nullcontext
-from typing import Callable
 
 import libcst as cst
+from libcst._nodes.expression import _BaseParenthesizedNode
 from libcst._nodes.internal import CodegenState
 
 # -- the fields a node type visits, in code order ---------------------------------------
@@ -50,9 +56,7 @@ def _probe(node: cst.CSTNode) -> tuple[str, ...]:
         for i, name in enumerate(known[0]):
             if name not in order:
                 order.insert(min(i, len(order)), name)
-    unseen = tuple(
-        f.name for f in dataclasses.fields(node) if f.name not in order and getattr(node, f.name) is None
-    )
+    unseen = tuple(f.name for f in dataclasses.fields(node) if f.name not in order and getattr(node, f.name) is None)
     if known is not None:
         unseen = tuple(name for name in unseen if name in known[1])
     _ORDER[type(node)] = (tuple(order), unseen)
@@ -110,16 +114,49 @@ def _trivia() -> frozenset[type]:
     """Node types that hold only layout (whitespace, comments, brackets, commas, operators):
     no statement, import or expression can be below them."""
     bases = (
-        cst.BaseParenthesizableWhitespace, cst.EmptyLine, cst.TrailingWhitespace, cst.Newline,
-        cst.Comment, cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket,
-        cst.LeftCurlyBrace, cst.RightCurlyBrace, cst.Comma, cst.Dot, cst.Semicolon, cst.Colon,
-        cst.AssignEqual, cst.ImportStar, cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp,
-        cst.BaseUnaryOp, cst.BaseAugOp, cst.Asynchronous,
+        cst.BaseParenthesizableWhitespace,
+        cst.EmptyLine,
+        cst.TrailingWhitespace,
+        cst.Newline,
+        cst.Comment,
+        cst.LeftParen,
+        cst.RightParen,
+        cst.LeftSquareBracket,
+        cst.RightSquareBracket,
+        cst.LeftCurlyBrace,
+        cst.RightCurlyBrace,
+        cst.Comma,
+        cst.Dot,
+        cst.Semicolon,
+        cst.Colon,
+        cst.AssignEqual,
+        cst.ImportStar,
+        cst.BaseBinaryOp,
+        cst.BaseBooleanOp,
+        cst.BaseCompOp,
+        cst.BaseUnaryOp,
+        cst.BaseAugOp,
+        cst.Asynchronous,
     )
     return frozenset(cls for base in bases for cls in subclasses(base))
 
 
 TRIVIA = _trivia()
+
+
+# Node types with nothing below them but layout: a traversal that hooks none of them need
+# not enter them (a third of the nodes of a file are names).
+LEAVES = frozenset(
+    {
+        cst.Name,
+        cst.Integer,
+        cst.Float,
+        cst.Imaginary,
+        cst.SimpleString,
+        cst.Ellipsis,
+        cst.FormattedStringText,
+    }
+)
 
 
 # Every node type: ``type(x) in NODE_TYPES`` is isinstance(x, CSTNode) without the slow
@@ -220,6 +257,30 @@ class Transformer:
         return items if out is None else tuple(out)
 
 
+# -- parsing ------------------------------------------------------------------------------
+
+_VALIDATE = cst.CSTNode.__post_init__
+
+
+def _trusted(node: cst.CSTNode) -> None:
+    pass
+
+
+def parse_module(source: str) -> cst.Module:
+    """``cst.parse_module(source)``, without checking every node the parser builds.
+
+    Each LibCST node checks its fields as it is made (``CSTNode.__post_init__`` calls
+    ``_validate``: a regex on every whitespace, parentheses on every expression). That is
+    for nodes built by hand; the parser builds valid ones, and the checks cost a fifth of
+    the parse (LibCST's own note there says they could be skipped for parsed trees). The
+    tree is the same; the nodes rules build are still checked.
+    """
+    cst.CSTNode.__post_init__ = _trusted
+    try:
+        return cst.parse_module(source)
+    finally:
+        cst.CSTNode.__post_init__ = _VALIDATE
+
 
 # -- code generation ------------------------------------------------------------------
 
@@ -236,10 +297,66 @@ class FastCodegen(CodegenState):
 _NOTHING = nullcontext()
 
 
+class _Parenthesized:
+    """What LibCST's ``_parenthesize`` does around every expression (its brackets, and its
+    syntactic position), as a plain context manager: LibCST's is a generator one, a fifth
+    of the time of code generation."""
+
+    __slots__ = ("node", "state", "position")
+
+    def __init__(self, node: cst.CSTNode, state: CodegenState) -> None:
+        self.node = node
+        self.state = state
+
+    def __enter__(self) -> None:
+        for lpar in self.node.lpar:
+            lpar._codegen(self.state)
+        self.position = self.state.record_syntactic_position(self.node)
+        self.position.__enter__()
+
+    def __exit__(self, kind, value, traceback) -> None:
+        self.position.__exit__(kind, value, traceback)
+        if kind is None:
+            for rpar in self.node.rpar:
+                rpar._codegen(self.state)
+
+
+def _parenthesize(node: cst.CSTNode, state: CodegenState) -> _Parenthesized:
+    return _Parenthesized(node, state)
+
+
+_LIBCST_PARENTHESIZE = _BaseParenthesizedNode._parenthesize
+
+
+def generate(node: cst.CSTNode, state: CodegenState) -> None:
+    """``node._codegen(state)``, with ``_Parenthesized`` for LibCST's ``_parenthesize``."""
+    _BaseParenthesizedNode._parenthesize = _parenthesize
+    try:
+        node._codegen(state)
+    finally:
+        _BaseParenthesizedNode._parenthesize = _LIBCST_PARENTHESIZE
+
+
 def codegen(node: cst.CSTNode) -> str:
     """``node``'s code, as ``Module.code`` (a module's own indent and newline) or
     ``Module([]).code_for_node`` (the defaults) give it, generated faster."""
     module = node if type(node) is cst.Module else cst.Module(body=[])
     state = FastCodegen(default_indent=module.default_indent, default_newline=module.default_newline)
-    node._codegen(state)
+    generate(node, state)
     return "".join(state.tokens)
+
+
+# -- the lines above a removed statement --------------------------------------------------
+
+
+def lines_left_by(leading_lines) -> list[cst.EmptyLine]:
+    """What stays of the lines above a statement a fix removes (its LibCST ``leading_lines``).
+
+    The comment lines directly above it, with no blank line between them and it, are
+    about it and go with it, as its trailing comment does; a blank line, and what is
+    above one (a section's comment, the end of the code before), stay.
+    """
+    end = len(leading_lines)
+    while end and leading_lines[end - 1].comment is not None:
+        end -= 1
+    return list(leading_lines[:end])

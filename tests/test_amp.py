@@ -6,13 +6,8 @@ import textwrap
 
 import pytest
 
-import codemods.amp
-from migrate_xla.engine import migrate_code, options_for
-
-
-def migrate(code: str, **options) -> str:
-    return migrate_code(textwrap.dedent(code), options_for(**options))[0]
-
+from codemods.amp import scaler_analysis
+from conftest import migrate, migrate_with_findings
 
 LOOP = """\
     import torch
@@ -46,12 +41,16 @@ LOOP = """\
 def test_every_spelling_becomes_bfloat16_without_a_scaler(imports, scaler, autocast):
     migrated = migrate(LOOP.format(imports=imports, scaler=scaler, autocast=autocast))
     assert 'torch.autocast("xla", dtype=torch.bfloat16' in migrated
-    assert "scaler" not in migrated and "GradScaler" not in migrated and "float16" not in migrated.replace("bfloat16", "")
+    assert (
+        "scaler" not in migrated and "GradScaler" not in migrated and "float16" not in migrated.replace("bfloat16", "")
+    )
     assert "torch.cuda" not in migrated and "TODO" not in migrated
 
 
 def test_one_sync_right_after_the_unscaled_step():
-    migrated = migrate(LOOP.format(imports="", scaler="torch.cuda.amp.GradScaler()", autocast="torch.cuda.amp.autocast()"))
+    migrated = migrate(
+        LOOP.format(imports="", scaler="torch.cuda.amp.GradScaler()", autocast="torch.cuda.amp.autocast()")
+    )
     body = [line.strip() for line in migrated.splitlines()]
     step = body.index("optimizer.step()")
     assert body[step + 1] == "torch_xla.sync()"
@@ -100,8 +99,8 @@ def test_checkpoints_written_before_the_migration_still_load():
 
 def test_the_scaler_analysis_runs_only_in_files_that_name_a_scaler(monkeypatch):
     calls = []
-    analyse = codemods.amp._analyse
-    monkeypatch.setattr(codemods.amp, "_analyse", lambda *args: calls.append(1) or analyse(*args))
+    analyse = scaler_analysis.analyse
+    monkeypatch.setattr(scaler_analysis, "analyse", lambda *args: calls.append(1) or analyse(*args))
     migrate("import torch\nx = torch.randn(2).cuda()\nwith torch.cuda.amp.autocast():\n    y = x * 2\n")
     assert calls == []
     migrate("import torch\nscaler = torch.cuda.amp.GradScaler()\n")
@@ -115,7 +114,7 @@ def test_unsafe_fixes_are_only_hints_by_default():
 
 
 def findings(code: str, **options) -> list[tuple[str, bool]]:
-    return [(d.code, d.fixed) for d in migrate_code(textwrap.dedent(code), options_for(**options))[1]]
+    return [(d.code, d.fixed) for d in migrate_with_findings(code, **options)[1]]
 
 
 NANOGPT = """\
@@ -134,7 +133,10 @@ NANOGPT = """\
     [
         ('"float32"', 'dtype = "float32"'),
         ('"float16"', 'dtype = "bfloat16"'),
-        ("'bfloat16' if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else 'float16'", "dtype = 'bfloat16'"),
+        (
+            "'bfloat16' if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else 'float16'",
+            "dtype = 'bfloat16'",
+        ),
     ],
 )
 def test_the_users_dtype_choice_survives_and_float16_is_mapped_where_it_is_chosen(dtype, migrated_dtype):

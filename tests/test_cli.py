@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import make_repo, write
 from migrate_xla import cli as cli_module
 from migrate_xla import registry
 
@@ -27,12 +28,6 @@ CLEAN = "x = 1\n"
 UNFIXABLE = "import torch\nfn = torch.cuda.jiterator._create_jit_fn(code)\n"
 TODO = "# TODO(xla-migrate): XLA899"
 FINDING = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<code>XLA\d{3}) (?P<message>.+)$")
-
-
-def write(path: Path, text: str | bytes) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(text.encode() if isinstance(text, str) else text)
-    return path
 
 
 def is_migrated(text: str) -> bool:
@@ -48,13 +43,6 @@ def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
         for p in sorted(root.rglob("*"))
         if p.is_file() and not p.is_symlink() and ".git" not in p.parts
     }
-
-
-def make_repo(path: Path) -> None:
-    if shutil.which("git"):
-        subprocess.run(["git", "init", "-q", str(path)], check=True)
-    else:
-        (path / ".git").mkdir()  # all the walker looks for
 
 
 def run(*args: str, cwd: Path, input: bytes | None = None) -> subprocess.CompletedProcess:
@@ -177,7 +165,9 @@ def test_check_prints_findings_and_writes_nothing(tmp_path, cli):
     findings = [FINDING.match(line) for line in result.stdout.splitlines()]
     assert all(findings), result.stdout
     assert {(Path(m["path"]).name, m["code"]) for m in findings} == {
-        ("train.py", "XLA101"), ("train.py", "XLA103"), ("streams.py", "XLA899"),
+        ("train.py", "XLA101"),
+        ("train.py", "XLA103"),
+        ("streams.py", "XLA899"),
     }
     device = next(m for m in findings if m["code"] == "XLA101")
     assert (device["line"], device["col"]) == ("2", "10")  # where torch.device("cuda") is
@@ -226,7 +216,10 @@ def test_output_dir_inside_the_tree_is_not_walked(tmp_path, cli):
         result = cli("-o", str(out), str(tmp_path))
         assert result.exit_code == 1
         assert "1 of 1 file migrated" in result.stderr
-    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.py")) == ["migrated/train.py", "train.py"]
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.py")) == [
+        "migrated/train.py",
+        "train.py",
+    ]
     assert (tmp_path / "train.py").read_text() == FIXABLE
 
 
@@ -369,7 +362,13 @@ def test_unsafe_fixes_reach_the_engine(tmp_path, cli, monkeypatch):
 
 
 def test_one_and_two_jobs_give_identical_results(tmp_path):
-    texts = [FIXABLE, CLEAN, UNFIXABLE, FIXABLE.replace("ones", "zeros"), "import torch\nt = torch.ones(1).pin_memory()\n"]
+    texts = [
+        FIXABLE,
+        CLEAN,
+        UNFIXABLE,
+        FIXABLE.replace("ones", "zeros"),
+        "import torch\nt = torch.ones(1).pin_memory()\n",
+    ]
     for name in ("one", "two"):
         for i, text in enumerate(texts * 2):
             write(tmp_path / name / f"pkg{i % 3}" / f"m{i}.py", text)
@@ -607,7 +606,14 @@ def test_stdin_with_paths_or_output_is_a_usage_error(tmp_path, cli, extra):
 def test_folder_walk_honours_gitignore_and_default_excludes(tmp_path, cli):
     make_repo(tmp_path)
     write(tmp_path / ".gitignore", "generated/\n*_pb2.py\n")
-    for name in ["src/train.py", "generated/g.py", "src/model_pb2.py", ".venv/lib/v.py", "src/__pycache__/c.py", "src/notes.md"]:
+    for name in [
+        "src/train.py",
+        "generated/g.py",
+        "src/model_pb2.py",
+        ".venv/lib/v.py",
+        "src/__pycache__/c.py",
+        "src/notes.md",
+    ]:
         write(tmp_path / name, FIXABLE)
     before = snapshot(tmp_path)
     result = cli(str(tmp_path / "src"))  # the repository's .gitignore above the folder counts
@@ -738,7 +744,9 @@ def test_crlf_newlines_are_kept_on_todo_comments(tmp_path, cli):
 
 
 def test_tab_indentation_is_kept(tmp_path, cli):
-    path = write(tmp_path / "tabs.py", 'import torch\nif True:\n\tdevice = torch.device("cuda")\n\tx = torch.ones(2).cuda()\n')
+    path = write(
+        tmp_path / "tabs.py", 'import torch\nif True:\n\tdevice = torch.device("cuda")\n\tx = torch.ones(2).cuda()\n'
+    )
     assert cli(str(path)).exit_code == 1
     text = path.read_text()
     assert "\tdevice = torch_xla.device()\n" in text

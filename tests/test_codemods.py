@@ -2,54 +2,83 @@
 
 Each case also checks that the output compiles and that a second run changes nothing.
 Snapshots live in tests/__snapshots__/test_codemods/ as .py (code) and .txt (findings)
-files; review them when they change (`pytest --snapshot-update` rewrites them).
+files; review them when they change (`pytest --snapshot-update` rewrites them). A
+``*_noop.py`` fixture has none: it must come out as it went in, without findings.
+
+Each fixture's docstring ends with the rules it exercises, ``[XLA201, XLA202]``: exactly
+the codes it reports; a ``_noop`` fixture names the rules it is about, which must leave it
+as it is, run alone as with all the others.
 """
 
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
-from conftest import FIXTURES, PythonSnapshot, TextSnapshot
+from conftest import (
+    FIXTURE_CASES,
+    FIXTURES,
+    PythonSnapshot,
+    TextSnapshot,
+    fixture_id,
+    fixture_options,
+    fixture_rules,
+    is_noop,
+)
 from migrate_xla import registry
 from migrate_xla.engine import migrate_code, migrate_file, options_for
 from migrate_xla.sources import Found
 
-CASES = sorted(p for p in FIXTURES.glob("*/*.py") if p.parent.name != "examples")
 FAMILIES = sorted({registry.family(rule) for rule in registry.all_rules()})
-
-
-def options_of(case):
-    """A fixture's first line ``# fixture: unsafe-fixes target=spmd`` asks for unsafe fixes, a target."""
-    first = case.read_text().splitlines()[:1]
-    words = first[0].removeprefix("# fixture:").split() if first and first[0].startswith("# fixture:") else []
-    targets = [w.removeprefix("target=") for w in words if w.startswith("target=")]
-    return options_for(unsafe_fixes="unsafe-fixes" in words, target=targets[0] if targets else "single")
+RULES = {rule.CODE: rule for rule in registry.all_rules()}
+CODE_OF_NAME = {rule.NAME: rule.CODE for rule in registry.all_rules()}
 
 
 def findings(diagnostics) -> str:
     return "".join(
-        f"{d.line}:{d.column} {d.code} {d.severity}{' fixed' if d.fixed else ''}: {d.message}\n"
-        for d in diagnostics
+        f"{d.line}:{d.column} {d.code} {d.severity}{' fixed' if d.fixed else ''}: {d.message}\n" for d in diagnostics
     )
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda p: f"{p.parent.name}-{p.stem}")
-def test_fixture(case, snapshot):
-    options = options_of(case)
+@cache
+def migrated(case):
+    """``(source, migrated, diagnostics)`` of a fixture under the options its first line asks for."""
     source = case.read_text()
-    migrated, diagnostics = migrate_code(source, options, str(case))
+    return (source, *migrate_code(source, fixture_options(case), str(case)))
 
-    assert migrated == snapshot(extension_class=PythonSnapshot, name="migrated")
-    assert findings(diagnostics) == snapshot(extension_class=TextSnapshot, name="findings")
-    compile(migrated, str(case), "exec")
-    again, later = migrate_code(migrated, options, str(case))
-    assert again == migrated, "a second run changed the migrated code"
+
+@pytest.mark.parametrize("case", FIXTURE_CASES, ids=fixture_id)
+def test_fixture(case, snapshot):
+    source, migrated_code, diagnostics = migrated(case)
+    if is_noop(case):  # its own snapshot
+        assert migrated_code == source, "a _noop fixture was changed"
+        assert not diagnostics, f"a _noop fixture has findings:\n{findings(diagnostics)}"
+    else:
+        assert migrated_code == snapshot(extension_class=PythonSnapshot, name="migrated")
+        assert findings(diagnostics) == snapshot(extension_class=TextSnapshot, name="findings")
+    compile(migrated_code, str(case), "exec")
+    options = fixture_options(case)
+    again, later = migrate_code(migrated_code, options, str(case))
+    assert again == migrated_code, "a second run changed the migrated code"
     assert not any(d.fixed for d in later), "a second run still found something to fix"
-    if case.stem.endswith("_noop"):
-        assert migrated == source and not diagnostics
+
+
+@pytest.mark.parametrize("case", FIXTURE_CASES, ids=fixture_id)
+def test_fixture_header_names_the_rules_it_exercises(case):
+    named = fixture_rules(case)
+    assert named, f"{case.relative_to(FIXTURES)}: its docstring does not end with the rules it exercises, [XLA201, ...]"
+    wanted = [CODE_OF_NAME.get(word, word) for word in named]
+    unknown = [word for word, code in zip(named, wanted) if code not in RULES]
+    assert not unknown, f"no such rule: {unknown}"
+    source, _, diagnostics = migrated(case)
+    if is_noop(case):  # all rules leave it as it is (test_fixture); so do the ones it names, alone
+        alone = migrate_code(source, fixture_options(case, select=wanted), str(case))
+        assert alone == (source, []), f"{wanted} alone change this _noop fixture"
+    else:
+        reported = sorted({d.code for d in diagnostics})
+        assert sorted(set(wanted)) == reported, "the header names exactly the codes the fixture reports"
 
 
 def test_every_fixture_folder_is_a_family():
@@ -57,12 +86,11 @@ def test_every_fixture_folder_is_a_family():
     assert folders <= set(FAMILIES), f"fixture folders that are no rule family: {folders - set(FAMILIES)}"
 
 
-@lru_cache(maxsize=None)
+@cache
 def codes_reported_in(folder) -> frozenset[str]:
     reported = set()
     for case in folder.glob("*.py"):
-        _, diagnostics = migrate_code(case.read_text(), options_of(case), str(case))
-        reported |= {d.code for d in diagnostics}
+        reported |= {d.code for d in migrated(case)[2]}
     for notebook in folder.glob("*.ipynb"):  # what reading a notebook reports (XLA0xx)
         result = migrate_file(Found(notebook, folder), options_for())
         assert result.error is None, result.error

@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from conftest import ROOT, make_repo, write
 from migrate_xla import config
 from migrate_xla.cli import migrate
 from migrate_xla.engine import TARGETS
-
-from conftest import ROOT
-from test_cli import FIXABLE, FINDING, make_repo, write
+from test_cli import FINDING, FIXABLE
 
 HALF = "import torch\nx = torch.ones(2).half()\n"  # XLA405: an unsafe fix
 MIGRATED_HALF = "import torch\nx = torch.ones(2).to(torch.bfloat16)\n"
@@ -54,7 +53,9 @@ def test_exclude_applies_while_walking_not_to_files_named_explicitly(tmp_path, c
     for name in ["src/train.py", "src/legacy/old.py", "src/model_gen.py", "src/vendored/lib.py", "vendored/top.py"]:
         write(tmp_path / name, FIXABLE)
     result = cli("--check", str(tmp_path))
-    found = sorted({Path(m["path"]).relative_to(tmp_path).as_posix() for m in map(FINDING.match, result.stdout.splitlines())})
+    found = sorted(
+        {Path(m["path"]).relative_to(tmp_path).as_posix() for m in map(FINDING.match, result.stdout.splitlines())}
+    )
     # "/src/vendored" is anchored at the pyproject's folder: a top-level vendored/ is still walked
     assert found == ["src/train.py", "vendored/top.py"]
     assert cli("--check", str(tmp_path / "src/legacy/old.py")).exit_code == 1  # named: processed
@@ -142,7 +143,9 @@ def test_search_starts_at_the_common_folder_of_the_paths(tmp_path, cli):
 
 def test_stdin_uses_the_working_directorys_pyproject(tmp_path):
     pyproject(tmp_path, "unsafe-fixes = true")
-    result = subprocess.run([sys.executable, "-m", "migrate_xla", "-"], cwd=tmp_path, input=HALF, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "migrate_xla", "-"], cwd=tmp_path, input=HALF, capture_output=True, text=True
+    )
     assert result.stdout == MIGRATED_HALF
 
 
@@ -152,14 +155,23 @@ def test_stdin_uses_the_working_directorys_pyproject(tmp_path):
 @pytest.mark.parametrize(
     ("table", "message"),
     [
-        ("selct = []", r"selct: unknown key \(known: select, ignore, target, unsafe-fixes, exclude, per-file-ignores\)"),
+        (
+            "selct = []",
+            r"selct: unknown key \(known: select, ignore, target, unsafe-fixes, exclude, per-file-ignores\)",
+        ),
         ('select = "XLA1"', r'select: expected a list of rule codes or prefixes, got "XLA1"'),
         ('ignore = ["XLA9"]', r"ignore: unknown rule code or prefix: XLA9"),
         ('target = "tpu"', r'target: expected one of .*single.*, got "tpu"'),
         ('unsafe-fixes = "yes"', r'unsafe-fixes: expected true or false, got "yes"'),
         ("exclude = [1]", r"exclude: expected a list of path patterns, got \[1\]"),
-        ('per-file-ignores = ["tests/"]', r'per-file-ignores: expected a table of pattern = \["CODE", ...\], got \["tests/"\]'),
-        ('per-file-ignores = { "tests/" = ["XLA1", "NOPE"] }', r'per-file-ignores "tests/": unknown rule code or prefix: NOPE'),
+        (
+            'per-file-ignores = ["tests/"]',
+            r'per-file-ignores: expected a table of pattern = \["CODE", ...\], got \["tests/"\]',
+        ),
+        (
+            'per-file-ignores = { "tests/" = ["XLA1", "NOPE"] }',
+            r'per-file-ignores "tests/": unknown rule code or prefix: NOPE',
+        ),
         ('per-file-ignores = { "tests/" = "XLA1" }', r'per-file-ignores "tests/": expected a list'),
     ],
 )
@@ -186,8 +198,9 @@ def test_target_choices_are_the_command_lines():
     assert tuple(option.type.choices) == TARGETS
 
 
-def test_the_readme_example_loads(tmp_path):
-    example = re.search(r"```toml\n(\[tool\.xla-migrate\]\n.*?)```", (ROOT / "README.md").read_text(), re.S)[1]
+def test_the_documented_example_loads(tmp_path):
+    documented = (ROOT / "docs" / "configuration.md").read_text()
+    example = re.search(r"```toml\n(\[tool\.xla-migrate\]\n.*?)```", documented, re.S)[1]
     loaded = config.load(write(tmp_path / "pyproject.toml", example))
     assert loaded.select and loaded.exclude and loaded.per_file_ignores
     loaded.options()

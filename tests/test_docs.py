@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -19,7 +19,7 @@ def test_rules_md_is_current():
     assert written == report.rules_page(), f"docs/rules.md is out of date with the rules; regenerate it: {REGENERATE}"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _page() -> str:
     return report.rules_page()
 

@@ -69,12 +69,12 @@ def test_formatting_outside_rewritten_nodes_is_kept_byte_for_byte():
         """
     )
     migrated = migrate(source)
-    assert migrated.replace("import torch_xla\n", "", 1) == source.replace(
-        ".cuda()", ".to(torch_xla.device())"
-    )
+    assert migrated.replace("import torch_xla\n", "", 1) == source.replace(".cuda()", ".to(torch_xla.device())")
 
 
-def test_comments_of_removed_statements_move_to_the_next_statement():
+def test_the_comments_directly_above_a_removed_statement_go_with_it_and_others_stay():
+    # as a removed statement's own trailing comment does; a comment with a blank line under
+    # it (a section's) is not about the statement, and moves down to the next one
     migrated = migrate(
         """\
         import torch
@@ -83,7 +83,12 @@ def test_comments_of_removed_statements_move_to_the_next_statement():
             # speed up convolutions
             torch.backends.cudnn.benchmark = True
             # free memory
-            torch.cuda.empty_cache()
+            torch.cuda.empty_cache()  # between runs
+        # -- data --
+
+        # the cache, again
+        # (twice)
+        torch.cuda.empty_cache()
         x = 1; torch.cuda.empty_cache()
         """
     )
@@ -92,12 +97,32 @@ def test_comments_of_removed_statements_move_to_the_next_statement():
         import torch
         print(torch.__version__)
         def setup():
-            # speed up convolutions
-            # free memory
             pass
+        # -- data --
+
         x = 1
         """
     )
+
+
+def test_the_comments_directly_above_a_removed_import_go_with_it():
+    migrated = migrate(
+        """\
+        import torch
+        # mixed precision
+        from torch.cuda.amp import autocast
+        # -- data --
+
+        from torch.cuda import amp
+        import numpy as np
+
+        with autocast():
+            y = np.ones(1)
+        with amp.autocast():
+            y = np.ones(1)
+        """
+    )
+    assert migrated.startswith("import torch\n# -- data --\nimport numpy as np\n")
 
 
 def test_todo_comment_is_written_once():
@@ -149,15 +174,16 @@ def test_output_that_does_not_compile_is_refused(monkeypatch):
                 return self.replace(original, updated, cst.Name("yield"), "bad")
             return updated
 
-    monkeypatch.setattr(registry, "all_rules", lambda: (Broken,))
-    from migrate_xla import engine
+    from migrate_xla import engine, prefilter
 
-    engine._rules_for.cache_clear()
+    monkeypatch.setattr(registry, "all_rules", lambda: (Broken,))
+    monkeypatch.setattr(prefilter, "indexed", lambda: (prefilter.entry(Broken),))
+    prefilter.enabled.cache_clear()
     try:
         with pytest.raises(MigrationError, match="does not compile"):
             migrate_code("import torch\nx = torch.cuda\n", engine.Options(codes=("XLA198",)))
     finally:
-        engine._rules_for.cache_clear()
+        prefilter.enabled.cache_clear()
 
 
 def test_codes_are_unique_and_well_formed():
@@ -189,16 +215,19 @@ def test_duplicate_codes_are_refused(monkeypatch, tmp_path):
 
 def test_selection_by_prefix():
     all_codes = [r.CODE for r in registry.all_rules()]
-    assert [r.CODE for r in registry.select(["XLA10"])] == [c for c in all_codes if c.startswith("XLA10")]
-    assert "XLA103" not in [r.CODE for r in registry.select(None, ["XLA103"])]
-    assert [r.CODE for r in registry.select(["xla101"])] == ["XLA101"]
+    assert registry.select(["XLA10"]) == tuple(c for c in all_codes if c.startswith("XLA10"))
+    assert "XLA103" not in registry.select(None, ["XLA103"])
+    assert registry.select(["xla101"]) == ("XLA101",)
     with pytest.raises(registry.RuleError, match="unknown rule code or prefix: XLA9"):
         registry.select(["XLA9"])
 
 
 def test_select_narrows_what_is_rewritten():
     source = "import torch\nd = torch.device('cuda')\nx = x.cuda()\n"
-    assert migrate(source, select=["XLA103"]) == "import torch\nimport torch_xla\nd = torch.device('cuda')\nx = x.to(torch_xla.device())\n"
+    assert (
+        migrate(source, select=["XLA103"])
+        == "import torch\nimport torch_xla\nd = torch.device('cuda')\nx = x.to(torch_xla.device())\n"
+    )
 
 
 def test_blank_line_before_a_removed_statement_stays():
@@ -245,10 +274,17 @@ def test_rewriter_does_not_import_torch():
         ("from torch.backends import cudnn\nv = cudnn.version()\n", "XLA899"),
         ("from torch import device as D\nd = D('cuda:0')\n", "XLA101"),
         ("import triton.language as tl\nx = tl.arange(0, 4)\n", "XLA806"),
-        ("from torch import where as pick\nfor x in loader:\n    i = pick(x > 0)\n", "XLA702"),
-        ("def train_step(x, attn_Mask):\n    return x[\n        attn_Mask  # keep\n    ]\n", "XLA702"),
-        ("from torch import (\n    Tensor,\n    isnan as nan,\n)\nfor x in loader:\n    if nan(x):\n        break\n", "XLA703"),
-        ("import torch as t\ndef fit(x):\n    assert not t.isinf(x)\n", "XLA703"),
+        # the XLA7xx rules act on files that run on an accelerator (rule.ON_ACCELERATOR)
+        ("import torch_xla\nfrom torch import where as pick\nfor x in loader:\n    i = pick(x > 0)\n", "XLA702"),
+        (
+            "import torch_xla\ndef train_step(x, attn_Mask):\n    return x[\n        attn_Mask  # keep\n    ]\n",
+            "XLA702",
+        ),
+        (
+            "import torch_xla\nfrom torch import (\n    Tensor,\n    isnan as nan,\n)\nfor x in loader:\n    if nan(x):\n        break\n",
+            "XLA703",
+        ),
+        ("import torch as t\nimport torch_xla\ndef fit(x):\n    assert not t.isinf(x)\n", "XLA703"),
     ],
 )
 def test_triggers_see_aliases(code, rule):
@@ -272,3 +308,154 @@ def test_a_file_whose_triggers_lack_a_rules_requires_is_not_parsed():
     assert migrate_code("s = Stream(\n", options_for(select=["XLA801"])) == ("s = Stream(\n", [])
     with pytest.raises(MigrationError, match="cannot parse"):
         migrate_code("s = torch.cuda.Stream(\n", options_for(select=["XLA801"]))
+
+
+# -- files that run on the CPU (rule.ON_ACCELERATOR) ----------------------------------------
+CPU_SCRIPT = """\
+import torch
+from torch.utils.data import DataLoader
+
+device = torch.device("cpu")
+model = torch.nn.Linear(4, 2).to(device)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+train_loader = DataLoader(train_set, batch_size=8, shuffle=True)
+for x, y in train_loader:
+    loss = torch.nn.functional.cross_entropy(model(x.to(device)), y.to(device))
+    loss.backward()
+    opt.step()
+    print(loss.item())
+with torch.no_grad():
+    for x, y in val_batches:
+        total = model(x.to(device)).sum()
+torch.save(model.state_dict(), "model.pt")
+
+if __name__ == "__main__":
+    print("done")
+"""
+
+
+@pytest.mark.parametrize("target", ["single", "multiprocess", "spmd"])
+def test_a_script_that_picks_the_cpu_and_names_no_accelerator_is_left_as_it_is(target):
+    assert migrate_code(CPU_SCRIPT, options_for(unsafe_fixes=True, target=target)) == (CPU_SCRIPT, [])
+
+
+@pytest.mark.parametrize(
+    "where",
+    ['device = torch.device("cuda")\n', "import torch_xla\n", "device = torch.accelerator.current_accelerator()\n"],
+)
+def test_a_script_that_names_cuda_xla_or_the_accelerator_is_migrated(where):
+    found = set(codes(CPU_SCRIPT.replace('device = torch.device("cpu")\n', where), unsafe_fixes=True))
+    assert {"XLA201", "XLA202", "XLA203", "XLA501", "XLA701"} <= found
+
+
+def test_the_accelerator_test_does_not_see_names_that_only_contain_xla():
+    import re
+
+    from migrate_xla.rule import NAMES_ACCELERATOR, ON_ACCELERATOR
+
+    names = re.compile(NAMES_ACCELERATOR)
+    assert all(names.search(t) for t in ("x.cuda()", "use_cuda", "import torch_xla", "'xla'", "XLA_USE_BF16"))
+    assert not any(names.search(t) for t in ("plt.xlabel('step')", "ax.set_xlim(0)", "accelerators", "'cpu'"))
+    # a file that picks the CPU and names no accelerator is CPU-only; one that picks no device may serve a GPU script
+    on_accelerator = re.compile(ON_ACCELERATOR)
+    assert not any(on_accelerator.search(t) for t in ("device = 'cpu'\nplt.xlabel('step')", 'torch.device("cpu")'))
+    assert all(
+        on_accelerator.search(t) for t in ("def train(model, device):\n    model.to(device)", "d = 'cpu'\nx.cuda()")
+    )
+
+
+# -- branches the fixes made the same (migrate_xla/branches.py) -----------------------------
+@pytest.mark.parametrize(
+    "code, expected",
+    [
+        (  # the last `elif` and the `else`
+            "if args.cpu:\n    d = torch.device('cpu')\nelif args.gpu:\n    d = torch.device('cuda:0')\n"
+            "else:\n    d = torch.device('cuda')\n",
+            "if args.cpu:\n    d = torch.device('cpu')\nelse:\n    d = torch_xla.device()\n",
+        ),
+        (  # a whole chain
+            "if args.distributed:\n    d = torch.device('cuda', rank)\nelif args.gpu:\n    d = torch.device('cuda:0')\n"
+            "else:\n    d = torch.device('cuda')\n",
+            "d = torch_xla.device()\n",
+        ),
+        (  # tests that only ask: the count the rules wrote, builtins, comparisons
+            "if torch.cuda.device_count() > 1 and len(gpus) != 0:\n    d = torch.device('cuda:0')\n"
+            "else:\n    d = torch.device('cuda')\n",
+            "d = torch_xla.device()\n",
+        ),
+        ("d = torch.device(f'cuda:{r}') if ddp else torch.device('cuda')\n", "d = torch_xla.device()\n"),
+        (  # branches that each lose their only statement go as a removed line does
+            "x = 1\n# cuDNN\nif fast:\n    torch.backends.cudnn.benchmark = True\nelse:\n"
+            "    torch.backends.cudnn.deterministic = True\ny = 2\n",
+            "x = 1\ny = 2\n",
+        ),
+    ],
+)
+def test_branches_the_fixes_made_the_same_become_one(code, expected):
+    migrated = migrate("import torch\n" + code)
+    assert "".join(line for line in migrated.splitlines(True) if not line.startswith("import ")) == expected
+    assert migrate(migrated) == migrated
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # the test does something: a call of the script's own, an assignment expression
+        "if pick(args):\n    d = torch.device('cuda:0')\nelse:\n    d = torch.device('cuda')\n",
+        "if (n := count()) > 1:\n    d = torch.device('cuda:0')\nelse:\n    d = torch.device('cuda')\n",
+        # a comment would go with the `if`: in its test, on its line, on the `else` line, between the branches
+        "if (args.gpu  # a GPU named\n        and ok):\n    d = torch.device('cuda:0')\nelse:\n    d = torch.device('cuda')\n",
+        "if args.gpu:  # the user's GPU\n    d = torch.device('cuda:0')\nelse:\n    d = torch.device('cuda')\n",
+        "if args.gpu:\n    d = torch.device('cuda:0')\nelse:  # every GPU\n    d = torch.device('cuda')\n",
+        "if args.gpu:\n    d = torch.device('cuda:0')\n# otherwise\nelse:\n    d = torch.device('cuda')\n",
+        # the branches still differ, in code or in comments
+        "if args.gpu:\n    d = torch.device('cuda:0')\nelse:\n    d = torch.device('cpu')\n",
+        "if args.gpu:\n    # one GPU\n    d = torch.device('cuda:0')\nelse:\n    d = torch.device('cuda')\n",
+        "d = (torch.device('cuda:0')  # one GPU\n     if args.gpu else torch.device('cuda'))\n",
+    ],
+)
+def test_branches_are_kept_where_collapsing_them_would_lose_something(code):
+    migrated = migrate("import torch\n" + code)
+    assert "torch_xla.device()" in migrated and ("if " in migrated.replace("if __name__", ""))
+
+
+def test_a_collapsed_branch_keeps_the_sync_of_the_loop_around_it():
+    # XLA201 plans its sync by the positions of the loop body's statements
+    migrated = migrate(
+        """\
+        import torch
+        for x, y in batches:
+            if args.gpu is not None:
+                x = x.cuda(args.gpu, non_blocking=True)
+                y = y.cuda(args.gpu, non_blocking=True)
+            else:
+                x = x.cuda(non_blocking=True)
+                y = y.cuda(non_blocking=True)
+            loss = model(x, y)
+            loss.backward()
+            optimizer.step()
+        """
+    )
+    assert migrated.endswith(
+        "for x, y in batches:\n"
+        "    x = x.to(torch_xla.device(), non_blocking=True)\n"
+        "    y = y.to(torch_xla.device(), non_blocking=True)\n"
+        "    loss = model(x, y)\n    loss.backward()\n    optimizer.step()\n    torch_xla.sync()\n"
+    )
+
+
+def test_a_branch_moved_into_the_multiprocess_worker_is_collapsed_there():
+    code = """\
+        import torch
+        if args.gpu is not None:
+            device = torch.device("cuda:{}".format(args.gpu))
+        else:
+            device = torch.device("cuda")
+        model = torch.nn.Linear(2, 2).to(device)
+        if __name__ == "__main__":
+            print(model)
+        """
+    migrated = migrate(code, target="multiprocess")
+    assert "def _mp_fn(index):" in migrated and "    device = torch_xla.device()\n    model" in migrated
+    assert "if args.gpu" not in migrated
+    assert migrate(migrated, target="multiprocess") == migrated

@@ -8,12 +8,8 @@ import textwrap
 
 import pytest
 
-from migrate_xla.engine import migrate_code, options_for
+from conftest import migrate, migrate_with_findings
 from migrate_xla.rule import TODO_PREFIX
-
-
-def run(code: str, **options):
-    return migrate_code(textwrap.dedent(code), options_for(**options))
 
 
 def code_lines(migrated: str) -> str:
@@ -22,7 +18,7 @@ def code_lines(migrated: str) -> str:
 
 
 def findings(code: str, **options) -> list[tuple[int, str]]:
-    return [(d.line, d.code) for d in run(code, **options)[1]]
+    return [(d.line, d.code) for d in migrate_with_findings(code, **options)[1]]
 
 
 @pytest.mark.parametrize(
@@ -62,10 +58,10 @@ def test_attributes_keywords_and_parameters_named_like_an_api_are_not_references
 
 
 def test_one_comment_a_statement_even_when_several_rules_flag_it():
-    migrated, diagnostics = run("import torch\ns = torch.cuda.Stream(); e = torch.cuda.Event()\n")
+    migrated, diagnostics = migrate_with_findings("import torch\ns = torch.cuda.Stream(); e = torch.cuda.Event()\n")
     assert migrated.count(TODO_PREFIX) == 1 and f"{TODO_PREFIX}XLA801" in migrated
     assert [d.code for d in diagnostics] == ["XLA801", "XLA802"]  # XLA899 does not repeat them
-    assert run(migrated)[0] == migrated
+    assert migrate(migrated) == migrated
 
 
 def test_catch_all_still_flags_what_no_specific_rule_covers():
@@ -75,14 +71,14 @@ def test_catch_all_still_flags_what_no_specific_rule_covers():
 
 def test_nvtx_is_not_converted_where_xp_names_something_else():
     code = 'import cupy as xp\nimport torch\nwith torch.cuda.nvtx.range("fwd"):\n    y = f(x)\n'
-    migrated, diagnostics = run(code, select=["XLA804"])
+    migrated, diagnostics = migrate_with_findings(code, select=["XLA804"])
     assert migrated.count(TODO_PREFIX) == 1 and "xp.Trace" not in code_lines(migrated)
     assert [(d.code, d.fixed) for d in diagnostics] == [("XLA804", False)]
 
 
 def test_nvtx_uses_the_profiler_alias_already_imported():
     code = 'import torch\nimport torch_xla.debug.profiler as prof\nwith torch.cuda.nvtx.range("fwd"):\n    y = f(x)\n'
-    migrated = run(code, select=["XLA804"])[0]
+    migrated = migrate(code, select=["XLA804"])
     assert 'with prof.Trace("fwd"):' in migrated and " as xp" not in migrated
 
 
@@ -96,7 +92,7 @@ def test_nvtx_range_around_a_sync_is_flagged_not_converted():
         torch_xla.sync()
         torch.cuda.nvtx.range_pop()
     """
-    migrated, diagnostics = run(code, select=["XLA804"])
+    migrated, diagnostics = migrate_with_findings(code, select=["XLA804"])
     assert "xp.Trace" not in code_lines(migrated)
     assert [(d.line, d.fixed) for d in diagnostics] == [(3, False), (6, False)]
 
@@ -104,6 +100,7 @@ def test_nvtx_range_around_a_sync_is_flagged_not_converted():
 def test_messages_quoting_code_over_several_lines_stay_on_one_line():
     code = """\
         import torch
+        import torch_xla
         model = torch.compile(
             model,
             mode="max-autotune",
@@ -113,7 +110,7 @@ def test_messages_quoting_code_over_several_lines_stay_on_one_line():
                 mask
             ]
     """
-    migrated, diagnostics = run(code)
+    migrated, diagnostics = migrate_with_findings(code)
     compile(migrated, "<migrated>", "exec")
     assert {d.code for d in diagnostics} >= {"XLA702", "XLA810"}
     assert all("\n" not in d.message for d in diagnostics)
@@ -123,17 +120,18 @@ def test_messages_quoting_code_over_several_lines_stay_on_one_line():
 def test_unsafe_fixes_are_held_back_by_default():
     code = """\
         import torch
+        import torch_xla
         from torch.utils.data import DataLoader
         train_loader = DataLoader(train_set, batch_size=8, shuffle=True)
         model = torch.compile(model)
     """
-    migrated, diagnostics = run(code)
+    migrated, diagnostics = migrate_with_findings(code)
     assert migrated == textwrap.dedent(code)
     assert [(d.code, d.severity, d.fixed, d.fix) for d in diagnostics] == [
         ("XLA701", "warning", False, "unsafe"),
         ("XLA810", "error", False, "unsafe"),  # --check fails until a person decides
     ]
-    fixed = run(code, unsafe_fixes=True)[0]
+    fixed = migrate(code, unsafe_fixes=True)
     assert "shuffle=True, drop_last=True)" in fixed and 'torch.compile(model, backend="openxla")' in fixed
 
 
@@ -141,27 +139,42 @@ def test_unsafe_fixes_are_held_back_by_default():
     "code, line",
     [
         ("keep = x.nonzero()\n", None),  # set-up code runs once
-        ("for x in loader:\n    keep = x.nonzero()\n", 3),
-        ("def forward(self, x):\n    return x.nonzero()\n", 3),
-        ("def train_step(x):\n    return x.nonzero()\n", 3),
+        ("for x in loader:\n    keep = x.nonzero()\n", 4),
+        ("def forward(self, x):\n    return x.nonzero()\n", 4),
+        ("def train_step(x):\n    return x.nonzero()\n", 4),
         ("def helper(x):\n    return x.nonzero()\n", None),  # not seen: its callers are not known
         ("class D:\n    def __getitem__(self, i):\n        for t in self.items:\n            t.unique()\n", None),
         ("def collate(batch):\n    return [t.unique() for t in batch]\n", None),
+        # a data set's or a sampler's code runs in the DataLoader's workers, its helpers too
+        ("class Pairs(Dataset):\n    def pick(self, y):\n        for c in y:\n            (y == c).nonzero()\n", None),
+        (
+            "class Pairs(data.Dataset[int]):\n    def pick(self, y):\n        while True:\n            return y.unique()\n",
+            None,
+        ),
+        ("class PairsDataset(Base):\n    def pick(self, y):\n        for c in y:\n            y.unique()\n", None),
+        (
+            "class Buckets(Sampler):\n    def batches(self, n):\n        for b in n:\n            yield b.nonzero()\n",
+            None,
+        ),
+        # a model-side "sampler" (a diffusion model's DDIM sampler) runs the model
+        ("class DDIMSampler:\n    def sample(self, x):\n        for t in x:\n            t.nonzero()\n", 6),
+        ("class Net(nn.Module):\n    def forward(self, x):\n        return x.nonzero()\n", 5),
     ],
 )
 def test_data_dependent_shapes_are_flagged_in_the_training_path_only(code, line):
     expected = [(line, "XLA702")] if line is not None else []
-    assert findings("import torch\n" + code, select=["XLA702"]) == expected
+    assert findings("import torch\nimport torch_xla\n" + code, select=["XLA702"]) == expected
 
 
 def test_eval_loaders_keep_their_last_batch():
     code = """\
+        import torch_xla
         from torch.utils.data import DataLoader
         val_loader = DataLoader(val_set, batch_size=8, shuffle=True)
         test_loader = DataLoader(train_set, batch_size=8)
         train_loader = DataLoader(train_set, batch_size=8)
     """
-    assert findings(code, select=["XLA701"]) == [(4, "XLA701")]
+    assert findings(code, select=["XLA701"]) == [(5, "XLA701")]
 
 
 @pytest.mark.parametrize(
@@ -174,7 +187,7 @@ def test_eval_loaders_keep_their_last_batch():
     ],
 )
 def test_a_tensor_concatenated_onto_itself_in_a_loop_is_flagged_however_imported(loop):
-    code = f"import torch\nimport torch as t\nfrom torch import cat\n\ndef sample(model, x, n):\n    {loop}\n    return x\n"
+    code = f"import torch\nimport torch as t\nimport torch_xla\nfrom torch import cat\n\ndef sample(model, x, n):\n    {loop}\n    return x\n"
     assert [c for _, c in findings(code)] == ["XLA705"]
 
 
@@ -190,12 +203,30 @@ def test_a_tensor_concatenated_onto_itself_in_a_loop_is_flagged_however_imported
     ],
 )
 def test_shapes_that_stay_the_same_are_not_flagged(body):
-    assert findings(f"import torch\n\ndef run(model, loader, x, pad, n):\n    {body}\n") == []
+    assert findings(f"import torch\nimport torch_xla\n\ndef run(model, loader, x, pad, n):\n    {body}\n") == []
+
+
+def test_files_that_name_no_accelerator_are_not_looked_at():
+    # a CPU-only script: the hazards cost nothing there (rule.ON_ACCELERATOR)
+    code = """\
+        import torch
+        from torch.utils.data import DataLoader
+        device = torch.device("cpu")
+        train_loader = DataLoader(train_set, batch_size=8, shuffle=True)
+        for x, y in train_loader:
+            if x.any():
+                y = y[y > 0]
+            seen = torch.cat((seen, x), dim=1)
+    """
+    assert findings(code, unsafe_fixes=True) == []
+    on_gpu = textwrap.dedent(code).replace('"cpu"', '"cuda"')
+    assert [c for _, c in findings(on_gpu, select=["XLA7"])] == ["XLA701", "XLA703", "XLA702", "XLA705"]
 
 
 def test_data_side_code_is_not_flagged():
     code = """\
         import torch
+        import torch_xla
         def collate_fn(batch):
             out = torch.empty(0)
             for i, x in enumerate(batch):
@@ -208,19 +239,21 @@ def test_data_side_code_is_not_flagged():
 def test_slices_bounded_by_the_loop_index_on_one_side_are_flagged():
     code = """\
         import torch
+        import torch_xla
         def train(model, data):
             for t in range(1, 100):
                 loss = model(data[:, :t + 1]).sum()
             for i, batch in enumerate(data):
                 model(batch[i:])
     """
-    assert findings(code) == [(4, "XLA705"), (6, "XLA705")]
+    assert findings(code) == [(5, "XLA705"), (7, "XLA705")]
 
 
 def test_the_sampling_message_says_why_cropping_does_not_help():
-    migrated, diagnostics = run(
+    migrated, diagnostics = migrate_with_findings(
         """\
         import torch
+        import torch_xla
         def generate(model, idx, n, block_size):
             for _ in range(n):
                 idx_cond = idx if idx.size(1) <= block_size else idx[:, -block_size:]
@@ -230,4 +263,4 @@ def test_the_sampling_message_says_why_cropping_does_not_help():
     )
     [message] = [d.message for d in diagnostics]
     assert "the crop `idx[:, -block_size:]` does not help" in message and "buf[:, t] = y" in message
-    assert migrated.count(TODO_PREFIX) == 1 and run(migrated)[0] == migrated
+    assert migrated.count(TODO_PREFIX) == 1 and migrate(migrated) == migrated

@@ -17,11 +17,13 @@ import stat
 
 import pytest
 
+from conftest import write
 from migrate_xla.engine import migrate_file, options_for
 from migrate_xla.sources import Found, SourceError, find_sources, read_source
-from tests.test_cli import write
 
-FINDING = re.compile(r"^(?P<path>.+?):cell (?P<cell>\d+):(?P<line>\d+):(?P<col>\d+): (?P<code>XLA\d{3}) (?P<message>.+)$")
+FINDING = re.compile(
+    r"^(?P<path>.+?):cell (?P<cell>\d+):(?P<line>\d+):(?P<col>\d+): (?P<code>XLA\d{3}) (?P<message>.+)$"
+)
 
 
 _IDS = itertools.count(1)
@@ -131,7 +133,9 @@ def test_a_notebook_with_nothing_to_change_is_not_rewritten(tmp_path, cli):
 IPYTHON_NOTEBOOK = notebook(
     code("%matplotlib inline\nimport torch"),
     code("!nvidia-smi\nfiles = !ls\ndevice = torch.device('cuda')\nmodel?"),
-    code("%%time\nfor step in range(3):\n    loss = model(torch.ones(2).to(device)).sum()\n    loss.backward()\n    opt.step()"),
+    code(
+        "%%time\nfor step in range(3):\n    loss = model(torch.ones(2).to(device)).sum()\n    loss.backward()\n    opt.step()"
+    ),
     code("%%bash\nnvcc --version\necho 'x.cuda()'"),
     code("!pip install \\\n    torch_xla\nif files:\n    %timeit torch.ones(2)\n    y = torch.ones(2).cuda()"),
 )
@@ -182,7 +186,10 @@ def test_a_cell_that_is_not_python_is_left_as_it_is_with_a_finding(tmp_path, cli
     assert f"{path}:cell 2:1:23: XLA001 cell not migrated: '(' was never closed (a syntax error)" in result.stdout
     assert f"{path}:cell 3:1:1: XLA001 cell not migrated: `%%writefile` does not run its body" in result.stdout
     cells = ["".join(cell["source"]) for cell in json.loads(path.read_text())["cells"]]
-    assert cells[1:3] == ["x = torch.ones(2).cuda(\ny = 1 +", "%%writefile train.py\nimport torch\nx = torch.ones(2).cuda()"]
+    assert cells[1:3] == [
+        "x = torch.ones(2).cuda(\ny = 1 +",
+        "%%writefile train.py\nimport torch\nx = torch.ones(2).cuda()",
+    ]
     assert cells[3] == "y = torch.ones(2).to(torch_xla.device())"
     # XLA001 is a rule like any other: --ignore turns its finding off, explain knows it
     quiet = cli("--check", "--ignore", "XLA001", str(path))
@@ -199,7 +206,7 @@ def test_diff_shows_the_changed_cells_code_and_writes_nothing(tmp_path, cli):
     assert result.stdout == (
         f"--- a/{path}:cell 2\n+++ b/{path}:cell 2\n@@ -1,2 +1,5 @@\n import torch\n import torch.nn as nn\n+import torch_xla\n+\n"
         "+torch.__future__.set_swap_module_params_on_conversion(True)\n"
-        f"--- a/{path}:cell 4\n+++ b/{path}:cell 4\n@@ -1,2 +1,2 @@\n-device = torch.device(\"cuda\")\n"
+        f'--- a/{path}:cell 4\n+++ b/{path}:cell 4\n@@ -1,2 +1,2 @@\n-device = torch.device("cuda")\n'
         "+device = torch_xla.device()\n model = nn.Linear(4, 2).to(device)\n"
         f"--- a/{path}:cell 5\n+++ b/{path}:cell 5\n@@ -1 +1 @@\n-x = torch.ones(2).cuda()  # caf\u00e9\n"
         "+x = torch.ones(2).to(torch_xla.device())  # caf\u00e9\n"
@@ -251,7 +258,10 @@ def test_write_keeps_the_mode_and_a_string_source_stays_a_string(tmp_path, cli):
         ('{"cells": [', "not a notebook: invalid JSON at line 1, column 12"),
         ('{"metadata": {}}', "not a notebook: no list of cells"),
         ('{"nbformat": 3, "worksheets": []}', "nbformat 3 notebook: upgrade it with `jupyter nbconvert"),
-        ('{"cells": [{"cell_type": "code", "source": 3}]}', "not a notebook: cell 1 has no cell_type or no source text"),
+        (
+            '{"cells": [{"cell_type": "code", "source": 3}]}',
+            "not a notebook: cell 1 has no cell_type or no source text",
+        ),
         (b'{"cells": [], "x": "\xff"}', "not a notebook: cannot decode as UTF-8"),
     ],
 )
@@ -284,7 +294,10 @@ def test_a_first_cell_that_installs_packages_runs_before_the_added_import(tmp_pa
     path = write(tmp_path / "nb.ipynb", dump(nb))
     assert cli(str(path)).exit_code == 1
     cells = ["".join(cell["source"]) for cell in json.loads(path.read_text())["cells"]]
-    assert cells == ["!pip install torch_xla", "import torch\nimport torch_xla\nx = torch.ones(2).to(torch_xla.device())"]
+    assert cells == [
+        "!pip install torch_xla",
+        "import torch\nimport torch_xla\nx = torch.ones(2).to(torch_xla.device())",
+    ]
 
 
 def test_a_lost_cell_boundary_is_an_error_not_a_broken_notebook(tmp_path):

@@ -12,21 +12,25 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import copy_checkout
+
+# every test has pre-commit install the hooks with pip (make test-fast leaves them out)
+pytestmark = pytest.mark.slow
 
 pytest.importorskip("pre_commit", reason="pre-commit comes with the dev extra")
 
 GPU_SCRIPT = 'import torch\ndevice = torch.device("cuda")\nx = torch.ones(2).to(device)\n'
 CLEAN_SCRIPT = "import torch\nx = torch.ones(2)\n"
 NOTEBOOK = {
-    "cells": [{"cell_type": "code", "execution_count": None, "id": "a1", "metadata": {}, "outputs": [], "source": ["x = 1\n"]}],
+    "cells": [
+        {"cell_type": "code", "execution_count": None, "id": "a1", "metadata": {}, "outputs": [], "source": ["x = 1\n"]}
+    ],
     "metadata": {},
     "nbformat": 4,
     "nbformat_minor": 5,
@@ -36,7 +40,9 @@ HOOKS = ("xla-migrate", "xla-migrate-check")
 
 def git(*args: str, cwd: Path) -> str:
     identity = ["-c", "user.name=test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"]
-    return subprocess.run(["git", *identity, *args], cwd=cwd, check=True, capture_output=True, text=True, env=_env()).stdout
+    return subprocess.run(
+        ["git", *identity, *args], cwd=cwd, check=True, capture_output=True, text=True, env=_env()
+    ).stdout
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -50,13 +56,7 @@ def _env(**extra: str) -> dict[str, str]:
 def hook_repo(tmp_path_factory) -> tuple[Path, str]:
     """This checkout as it is now (tracked and new files, not ignored ones), committed in a
     repository of its own: what pre-commit clones and installs. Returns (path, commit)."""
-    repo = tmp_path_factory.mktemp("hook-repo")
-    files = git("ls-files", "--cached", "--others", "--exclude-standard", "-z", cwd=ROOT).split("\0")
-    for name in filter(None, files):
-        source = ROOT / name
-        if source.is_file() and not source.is_symlink():
-            (repo / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, repo / name)
+    repo = copy_checkout(tmp_path_factory.mktemp("hook-repo"))
     git("init", "-q", cwd=repo)
     git("add", "-A", cwd=repo)
     git("commit", "-q", "-m", "snapshot", cwd=repo)
@@ -88,7 +88,11 @@ def pre_commit(*args: str, cwd: Path, home: Path | None = None) -> subprocess.Co
     env = _env(PRE_COMMIT_HOME=str(home)) if home else _env()
     return subprocess.run(
         [sys.executable, "-m", "pre_commit", *args, "--color", "never"],
-        cwd=cwd, capture_output=True, text=True, env=env, timeout=600,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
     )
 
 
@@ -97,7 +101,9 @@ def run_hook(hook: str, project: Path, hook_repo: tuple[Path, str], home: Path, 
     repo, rev = hook_repo
     extra = ", always_run: true" if always_run else ""
     config = project.parent / "pre-commit-config.yaml"
-    config.write_text(f"repos:\n- repo: {repo}\n  rev: {rev}\n  hooks:\n" + "".join(f"  - {{id: {h}{extra}}}\n" for h in HOOKS))
+    config.write_text(
+        f"repos:\n- repo: {repo}\n  rev: {rev}\n  hooks:\n" + "".join(f"  - {{id: {h}{extra}}}\n" for h in HOOKS)
+    )
     return pre_commit("run", hook, "--config", str(config), cwd=project, home=home)
 
 

@@ -10,7 +10,7 @@ import libcst as cst
 import pytest
 
 from conftest import FIXTURES
-from migrate_xla import engine, slicing
+from migrate_xla import engine, prefilter, slicing
 from migrate_xla.engine import migrate_code, options_for
 from migrate_xla.sources import read_source
 
@@ -270,7 +270,7 @@ SLICED_CASES = {
 @pytest.mark.parametrize("name", SLICED_CASES)
 def test_sliced_migrations_equal_whole_ones(always_slice, name):
     text = textwrap.dedent(SLICED_CASES[name])
-    piece = engine._slice(text, engine._triggered(options_for().rules, text))
+    piece = engine._slice(text, prefilter.woken(options_for().rules, text))
     assert piece is not None and piece.skipped  # the case really leaves something out
     for unsafe in (False, True):
         options = options_for(unsafe_fixes=unsafe)

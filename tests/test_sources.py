@@ -3,29 +3,15 @@
 from __future__ import annotations
 
 import os
-import shutil
 import stat
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from conftest import make_repo, write
 from migrate_xla import sources
 from migrate_xla.engine import migrate_file, options_for
 from migrate_xla.sources import Found, SourceError, find_sources, read_source, write_back, write_copy
-
-
-def write(path: Path, data: str | bytes = "x = 1\n") -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data.encode() if isinstance(data, str) else data)
-    return path
-
-
-def make_repo(path: Path) -> None:
-    if shutil.which("git"):
-        subprocess.run(["git", "init", "-q", str(path)], check=True)
-    else:
-        (path / ".git").mkdir()  # all the walker looks for
 
 
 def found(root: Path, *paths: Path) -> list[str]:
@@ -213,20 +199,42 @@ def test_gitignore_patterns(tmp_path):
         "\n",
     )
     for name in [
-        "a_pb2.py", "pkg/b_pb2.py", "keep_pb2.py", "top.py", "pkg/top.py", "build/x.py",
-        "pkg/build/y.py", "docs/conf.py", "docs/api/deep.py", "pkg/gen/z.py", "secret1.py",
-        "secret12.py", "main.py",
+        "a_pb2.py",
+        "pkg/b_pb2.py",
+        "keep_pb2.py",
+        "top.py",
+        "pkg/top.py",
+        "build/x.py",
+        "pkg/build/y.py",
+        "docs/conf.py",
+        "docs/api/deep.py",
+        "pkg/gen/z.py",
+        "secret1.py",
+        "secret12.py",
+        "main.py",
     ]:
         write(tmp_path / name)
     write(tmp_path / "build.py")  # a file named like a dir-only pattern is kept
     assert found(tmp_path, tmp_path) == [
-        "build.py", "docs/api/deep.py", "keep_pb2.py", "main.py", "pkg/top.py", "secret12.py",
+        "build.py",
+        "docs/api/deep.py",
+        "keep_pb2.py",
+        "main.py",
+        "pkg/top.py",
+        "secret12.py",
     ]
 
 
 def test_nested_gitignore_applies_below_its_folder_only(tmp_path):
     write(tmp_path / "pkg" / ".gitignore", "local.py\n/anchored.py\n")
-    for name in ["local.py", "anchored.py", "pkg/local.py", "pkg/anchored.py", "pkg/sub/local.py", "pkg/sub/anchored.py"]:
+    for name in [
+        "local.py",
+        "anchored.py",
+        "pkg/local.py",
+        "pkg/anchored.py",
+        "pkg/sub/local.py",
+        "pkg/sub/anchored.py",
+    ]:
         write(tmp_path / name)
     assert found(tmp_path, tmp_path) == ["anchored.py", "local.py", "pkg/sub/anchored.py"]
 

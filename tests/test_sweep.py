@@ -50,8 +50,10 @@ def _sweep_module():
     return module
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
-    not all(importlib.util.find_spec(name) for name in ("torch", "torch_xla")), reason="needs torch and torch_xla installed"
+    not all(importlib.util.find_spec(name) for name in ("torch", "torch_xla")),
+    reason="needs torch and torch_xla installed",
 )
 def test_sweep_of_a_torch_sample(tmp_path):
     sweep = _sweep_module()
@@ -61,5 +63,7 @@ def test_sweep_of_a_torch_sample(tmp_path):
     assert tally.files == len(SAMPLE) and tally.changed >= 10 and tally.fixed >= 20
     # What the full sweep found: a dtype list that names both half types stays as it is
     # (XLA405 made it [torch.float32, torch.bfloat16, torch.bfloat16]).
-    fsdp = (tmp_path / "unsafe" / "torch_xla" / "distributed" / "fsdp" / "xla_fully_sharded_data_parallel.py").read_text()
+    fsdp = (
+        tmp_path / "unsafe" / "torch_xla" / "distributed" / "fsdp" / "xla_fully_sharded_data_parallel.py"
+    ).read_text()
     assert "FLOAT_DTYPES = [torch.float32, torch.float16, torch.bfloat16]" in fsdp

@@ -53,14 +53,19 @@ def check(expected: str) -> None:
     ],
 )
 def test_a_hand_written_update_gets_one_sync_after_it(update):
-    check(fill("""\
+    check(
+        fill(
+            """\
         for x, y in batches:
             loss = loss_fn(model(x), y)
             loss.backward()
             {part}
             torch_xla.sync()  # +
             print(loss.item())
-        """, update))
+        """,
+            update,
+        )
+    )
 
 
 @pytest.mark.parametrize(
@@ -79,10 +84,15 @@ def test_a_hand_written_update_gets_one_sync_after_it(update):
     ],
 )
 def test_loops_over_parameters_that_do_not_update_them_from_gradients_get_none(loop):
-    check(fill("""\
+    check(
+        fill(
+            """\
         def tend(model):
             {part}
-        """, loop))
+        """,
+            loop,
+        )
+    )
 
 
 def test_a_gan_gets_one_sync_after_its_last_step_also_when_that_one_is_conditional():
@@ -184,14 +194,19 @@ def test_a_step_in_a_helper_gets_its_sync_in_the_helper_unless_its_caller_syncs(
     ],
 )
 def test_an_iteration_that_already_syncs_gets_no_second_sync(synced):
-    check(fill("""\
+    check(
+        fill(
+            """\
         import torch_xla.core.xla_model as xm
         import torch_xla.debug.profiler as xp
 
         for i, (x, y) in enumerate(batches):
             loss = loss_fn(model(x), y)
             {part}
-        """, synced))
+        """,
+            synced,
+        )
+    )
 
 
 def test_an_optimizer_written_by_hand_gets_no_sync_in_its_step():
@@ -265,14 +280,17 @@ def test_evaluation_loops_get_no_training_sync():
 
 def test_a_big_file_sliced_for_speed_still_sees_the_sync_after_a_helpers_call():
     filler = "".join(f"\n\ndef unrelated_{i}(a, b):\n    return a * {i} + b\n" for i in range(SLICE_FROM // 40))
-    code = textwrap.dedent("""\
+    code = (
+        textwrap.dedent("""\
         import torch_xla
 
 
         def _run_batch(model, optimizer, x, y):
             loss_fn(model(x), y).backward()
             optimizer.step()
-        """) + filler + textwrap.dedent("""\
+        """)
+        + filler
+        + textwrap.dedent("""\
 
 
         def train(model, optimizer, batches):
@@ -280,5 +298,6 @@ def test_a_big_file_sliced_for_speed_still_sees_the_sync_after_a_helpers_call():
                 _run_batch(model, optimizer, x, y)
                 torch_xla.sync()
         """)
+    )
     assert len(code) > SLICE_FROM
     assert migrate_code(code, options_for(select=["XLA201"])) == (code, [])

@@ -14,22 +14,15 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from conftest import FIXTURES, ROOT
+from conftest import EXAMPLES, FIXTURES, ROOT, run_verify
 from migrate_xla.engine import migrate_code, options_for
 from migrate_xla.verify import Settings, assert_loss_parity, verify
-from migrate_xla.verify.command import verify_command
 from migrate_xla.verify.diagnosis import in_user_files
 from migrate_xla.verify.harness import record_reference
 
 SCRIPTS = ROOT / "tests" / "scripts"
 TINY = SCRIPTS / "tiny_mlp.py"
-EXAMPLES = sorted((FIXTURES / "examples").glob("*.py"))
-
-
-def run_verify(*args: str):
-    return CliRunner().invoke(verify_command, list(args), catch_exceptions=False)
 
 
 @pytest.fixture(scope="module")
@@ -55,14 +48,25 @@ def migrated_tiny(tmp_path: Path, breakage: tuple[str, str] | None = None) -> Pa
     return migrated_copy(TINY, tmp_path, *([breakage] if breakage else []))
 
 
+@pytest.mark.slow
 def test_migrated_tiny_script_matches_its_emulated_gpu_run(tmp_path):
     before = {p: p.read_bytes() for p in SCRIPTS.iterdir() if p.is_file()}
-    result = run_verify(str(TINY), "--steps", "6", "--json", str(tmp_path / "r.json"), "--plot", str(tmp_path / "r.png"))
+    result = run_verify(
+        str(TINY), "--steps", "6", "--json", str(tmp_path / "r.json"), "--plot", str(tmp_path / "r.png")
+    )
     assert result.exit_code == 0, result.output
     assert "verdict: match" in result.output
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["verdict"] == "match" and report["steps_compared"] == 6
-    assert set(report) >= {"verdict", "steps_compared", "max_abs_diff", "max_rel_diff", "tolerance", "reference", "migrated"}
+    assert set(report) >= {
+        "verdict",
+        "steps_compared",
+        "max_abs_diff",
+        "max_rel_diff",
+        "tolerance",
+        "reference",
+        "migrated",
+    }
     assert report["reference"]["device"] == "cpu (cuda emulated)"
     assert report["migrated"]["device"] == "xla (CPU)"
     assert len(report["reference"]["losses"]) == len(report["migrated"]["losses"]) == 6
@@ -74,6 +78,7 @@ def test_migrated_tiny_script_matches_its_emulated_gpu_run(tmp_path):
     assert before == {p: p.read_bytes() for p in SCRIPTS.iterdir() if p.is_file()}
 
 
+@pytest.mark.slow
 def test_saved_reference_trace_replaces_the_reference_run(tmp_path, tiny_trace):
     trace = json.loads(tiny_trace.read_text())
     assert trace["device"] == "cpu (cuda emulated)" and len(trace["losses"]) == 6
@@ -82,6 +87,7 @@ def test_saved_reference_trace_replaces_the_reference_run(tmp_path, tiny_trace):
     assert result.reference.device.endswith("(saved trace)")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "breakage",
     [
@@ -99,6 +105,7 @@ def test_a_wrong_migration_is_a_mismatch(tmp_path, tiny_trace, breakage):
     assert "diverge at step" in result.message
 
 
+@pytest.mark.slow
 def test_a_missing_sync_is_a_mismatch_that_names_the_cause(tmp_path, tiny_trace):
     broken = migrated_tiny(tmp_path, ("    torch_xla.sync()\n", ""))
     result = verify(TINY, [], Settings(steps=6), migrated=broken, reference_trace=tiny_trace)
@@ -108,12 +115,14 @@ def test_a_missing_sync_is_a_mismatch_that_names_the_cause(tmp_path, tiny_trace)
     assert finding.blocking and finding.rule == "XLA201" and "torch_xla.sync()" in finding.message
 
 
+@pytest.mark.slow
 def test_assert_loss_parity_fails_with_the_table(tmp_path, tiny_trace):
     broken = migrated_tiny(tmp_path, ("lr=0.05", "lr=0.06"))
     with pytest.raises(AssertionError, match="first divergence"):
         assert_loss_parity(TINY, steps=6, migrated=broken, reference_trace=tiny_trace)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args, expected",
     [
@@ -133,6 +142,7 @@ def test_failures_are_clear(args, expected, tmp_path):
     assert expected in result.output
 
 
+@pytest.mark.slow
 def test_missing_script_and_needed_arguments(tmp_path):
     result = run_verify(str(tmp_path / "nowhere.py"))
     assert result.exit_code == 2 and "no such script" in result.output
@@ -145,6 +155,7 @@ def test_missing_script_and_needed_arguments(tmp_path):
     assert "the following arguments are required: --data" in result.output
 
 
+@pytest.mark.slow
 def test_workers_started_by_the_script_are_instrumented():
     # mp.spawn in the original, torch_xla.launch in the migration: losses come from the workers.
     result = verify(SCRIPTS / "spawn_mlp.py", [], Settings(steps=5), migrated=SCRIPTS / "spawn_mlp_xla.py")
@@ -152,6 +163,7 @@ def test_workers_started_by_the_script_are_instrumented():
     assert result.steps_compared == 5
 
 
+@pytest.mark.slow
 def test_sibling_modules_are_migrated_with_the_script(tmp_path, monkeypatch):
     project = tmp_path / "project"
     project.mkdir()
@@ -197,6 +209,7 @@ def example_args(example: Path) -> list[str]:
     return shlex.split(found.group(1)) if found else []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
 def test_every_example_keeps_loss_parity_on_cpu_pjrt(example, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # what the examples write (samples, checkpoints) lands here
@@ -213,17 +226,29 @@ MNIST = FIXTURES / "examples" / "mnist_cnn.py"
 SHORT_MNIST = ["--epochs", "1", "--train-size", "128"]
 
 
+@pytest.mark.slow
 def test_multiprocess_target_runs_under_launch_and_keeps_the_losses(tmp_path):
     """World size 1 on CPU (multi-process CPU collectives hang here). In order: a
     DistributedSampler shuffles in another order than the DataLoader's own shuffle."""
     migrated, _ = migrate_code(MNIST.read_text(), options_for(target="multiprocess"))
     assert "torch_xla.launch(_mp_fn)" in migrated and "DistributedSampler(" in migrated
-    result = run_verify(str(MNIST), "--target", "multiprocess", "--steps", "4", "--json", str(tmp_path / "r.json"),
-                        "--", *SHORT_MNIST, "--no-shuffle")
+    result = run_verify(
+        str(MNIST),
+        "--target",
+        "multiprocess",
+        "--steps",
+        "4",
+        "--json",
+        str(tmp_path / "r.json"),
+        "--",
+        *SHORT_MNIST,
+        "--no-shuffle",
+    )
     assert result.exit_code == 0, result.output
     assert json.loads((tmp_path / "r.json").read_text())["steps_compared"] == 4
 
 
+@pytest.mark.slow
 def test_spmd_target_on_four_cpu_devices_keeps_the_losses(tmp_path, monkeypatch):
     monkeypatch.setenv("CPU_NUM_DEVICES", "4")
     result = run_verify(str(MNIST), "--target", "spmd", "--steps", "4", "--", *SHORT_MNIST)
@@ -231,6 +256,7 @@ def test_spmd_target_on_four_cpu_devices_keeps_the_losses(tmp_path, monkeypatch)
     assert "verdict: match" in result.output
 
 
+@pytest.mark.slow
 def test_spmd_form_shards_the_batch_over_four_cpu_devices(tmp_path):
     """What the SPMD target writes really splits a batch across the devices."""
     import subprocess
@@ -264,13 +290,18 @@ def run_migrated_example(name: str, tmp_path: Path, env: dict[str, str], *args: 
     script.write_text(code)
     clean = {k: v for k, v in os.environ.items() if k not in ("RANK", "LOCAL_RANK", "WORLD_SIZE", "MASTER_PORT")}
     done = subprocess.run(
-        [sys.executable, str(script), *args], env={**clean, "PJRT_DEVICE": "CPU", **env},
-        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+        [sys.executable, str(script), *args],
+        env={**clean, "PJRT_DEVICE": "CPU", **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
 
 
+@pytest.mark.slow
 def test_migrated_spawn_example_runs_its_collectives_under_torch_xla_launch(tmp_path):
     # The whole run, past the verify step limit: all_reduce, rank-0 xm.save, rendezvous, load.
     out = run_migrated_example("ddp_spawn", tmp_path, {}, "--checkpoint-dir", str(tmp_path))
@@ -278,10 +309,13 @@ def test_migrated_spawn_example_runs_its_collectives_under_torch_xla_launch(tmp_
     assert (tmp_path / "ddp_spawn.pt").is_file()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "env, mode",
-    [({}, "single process: rank 0 of 1"),
-     ({"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "MASTER_ADDR": "127.0.0.1"}, "ddp: rank 0 of 1")],
+    [
+        ({}, "single process: rank 0 of 1"),
+        ({"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "MASTER_ADDR": "127.0.0.1"}, "ddp: rank 0 of 1"),
+    ],
     ids=["fallback", "torchrun-environment"],
 )
 def test_migrated_torchrun_example_runs_both_ways(tmp_path, env, mode):
@@ -297,7 +331,10 @@ def test_migrated_torchrun_example_runs_both_ways(tmp_path, env, mode):
 # -- equal starting points, a verdict that knows float32, bounded runs, a diagnosis ----------
 
 
-@pytest.mark.parametrize("args, seeded", [([], []), (["--seed-random"], ["random", "torch"])], ids=["unseeded", "random-seeded"])
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "args, seeded", [([], []), (["--seed-random"], ["random", "torch"])], ids=["unseeded", "random-seeded"]
+)
 def test_scripts_that_seed_from_random_or_not_at_all_start_both_runs_alike(args, seeded):
     result = verify(SCRIPTS / "unseeded_pairs.py", args, Settings(steps=5))
     assert result.verdict == "match", result.message + result.migrated.stderr_tail
@@ -306,9 +343,14 @@ def test_scripts_that_seed_from_random_or_not_at_all_start_both_runs_alike(args,
     assert any(f.kind == "unseeded" for f in result.diagnosis) == (not seeded)
 
 
+@pytest.mark.slow
 def test_the_seed_is_the_one_both_runs_start_from(tmp_path):
-    losses = [record_reference(SCRIPTS / "unseeded_pairs.py", [], Settings(steps=2, seed=seed), tmp_path / f"{seed}.json").losses
-              for seed in (0, 0, 1)]
+    losses = [
+        record_reference(
+            SCRIPTS / "unseeded_pairs.py", [], Settings(steps=2, seed=seed), tmp_path / f"{seed}.json"
+        ).losses
+        for seed in (0, 0, 1)
+    ]
     assert losses[0] == losses[1] != losses[2]
 
 
@@ -323,14 +365,22 @@ def chaotic_trace(tmp_path_factory) -> Path:
     return trace
 
 
+@pytest.mark.slow
 def test_chaotic_float32_training_matches_in_float64_and_a_10_percent_learning_rate_does_not(tmp_path, chaotic_trace):
     """In float32 this training drifts past 1e-4 by step 11 (rounding, amplified): float64 settles it."""
-    good = verify(CHAOTIC, [], Settings(steps=16), migrated=migrated_copy(CHAOTIC, tmp_path), reference_trace=chaotic_trace)
+    good = verify(
+        CHAOTIC, [], Settings(steps=16), migrated=migrated_copy(CHAOTIC, tmp_path), reference_trace=chaotic_trace
+    )
     assert good.verdict == "match", good.message
     assert good.steps_compared == 16 and good.max_rel_diff < 1e-9
     assert good.tolerance_source.startswith("float64")
-    bad = verify(CHAOTIC, [], Settings(steps=16, diagnose=True), reference_trace=chaotic_trace,
-                 migrated=migrated_copy(CHAOTIC, tmp_path, ("default=0.1)", "default=0.11)")))
+    bad = verify(
+        CHAOTIC,
+        [],
+        Settings(steps=16, diagnose=True),
+        reference_trace=chaotic_trace,
+        migrated=migrated_copy(CHAOTIC, tmp_path, ("default=0.1)", "default=0.11)")),
+    )
     assert bad.verdict == "mismatch" and bad.first_mismatch == 2, bad.message
     first = next(f for f in bad.diagnosis if f.kind == "first-tensor")
     assert first.message.startswith("first difference at step 1: the parameter "), first.message
@@ -340,8 +390,12 @@ TIED = SCRIPTS / "tied_lm.py"
 SWAP = "torch.__future__.set_swap_module_params_on_conversion(True)\n"
 
 
-@pytest.mark.parametrize("args, cause", [([], "parameters"), (["--optimizer-first"], "stale-optimizer")],
-                         ids=["tied-weights", "optimizer-built-before-the-move"])
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "args, cause",
+    [([], "parameters"), (["--optimizer-first"], "stale-optimizer")],
+    ids=["tied-weights", "optimizer-built-before-the-move"],
+)
 def test_parameter_identity_lost_in_the_move_is_a_mismatch_under_bfloat16_autocast(tmp_path, args, cause):
     trace = tmp_path / "tied.json"
     assert record_reference(TIED, args, Settings(steps=6, precision="float64"), trace).error is None
@@ -359,14 +413,22 @@ def test_parameter_identity_lost_in_the_move_is_a_mismatch_under_bfloat16_autoca
     assert finding.blocking and finding.rule == "XLA109", finding.message
 
 
+@pytest.mark.slow
 def test_a_script_that_updates_by_hand_stops_at_steps():
     result = verify(SCRIPTS / "manual_sgd.py", [], Settings(steps=4, timeout=300))
     assert [len(result.reference.losses), len(result.migrated.losses)] == [4, 4], result.message
     assert result.verdict == "match", result.message
 
 
+@pytest.mark.slow
 def test_a_crash_of_the_migrated_run_names_its_compilations(tmp_path, tiny_trace):
-    crashing = migrated_tiny(tmp_path, ("    torch_xla.sync()\n", "    torch_xla.sync()\n    if step == 3:\n        raise MemoryError('out of executable memory')\n"))
+    crashing = migrated_tiny(
+        tmp_path,
+        (
+            "    torch_xla.sync()\n",
+            "    torch_xla.sync()\n    if step == 3:\n        raise MemoryError('out of executable memory')\n",
+        ),
+    )
     result = verify(TINY, [], Settings(steps=6), migrated=crashing, reference_trace=tiny_trace)
     assert result.verdict == "error" and "after 4 steps" in result.message, result.message
     crash = next(f for f in result.diagnosis if f.kind == "crash")
@@ -397,11 +459,15 @@ def test_compile_causes_point_at_the_users_own_lines(tmp_path):
     original.write_text("import torch\nfor x in data:\n    loss = model(x)\n    opt.step()\nprint(y[0])\n")
     copy = tmp_path / "migrated" / "train.py"
     copy.parent.mkdir()
-    copy.write_text("import torch\nimport torch_xla\nfor x in data:\n    loss = model(x)\n    opt.step()\n"
-                    "    torch_xla.sync()\nprint(y[0])\n")
-    causes = [{"cause": "user mark_step", "file": str(copy), "line": 6},
-              {"cause": "most likely user code trying to access tensor value", "file": str(copy), "line": 7},
-              {"cause": "user mark_step", "file": "/elsewhere/lib.py", "line": 3}]
+    copy.write_text(
+        "import torch\nimport torch_xla\nfor x in data:\n    loss = model(x)\n    opt.step()\n"
+        "    torch_xla.sync()\nprint(y[0])\n"
+    )
+    causes = [
+        {"cause": "user mark_step", "file": str(copy), "line": 6},
+        {"cause": "most likely user code trying to access tensor value", "file": str(copy), "line": 7},
+        {"cause": "user mark_step", "file": "/elsewhere/lib.py", "line": 3},
+    ]
     moved = in_user_files(causes, {copy: original})
     assert [(c["file"], c["line"]) for c in moved] == [(str(original), 4), (str(original), 5), ("/elsewhere/lib.py", 3)]
     assert moved[1]["migrated_line"] == 7

@@ -21,11 +21,9 @@ import threading
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from conftest import ROOT
+from conftest import ROOT, copy_checkout, run_verify
 from migrate_xla.verify import Settings, interpreter
-from migrate_xla.verify.command import verify_command
 from migrate_xla.verify.harness import migrate_project
 from migrate_xla.verify.progress import Progress
 
@@ -40,10 +38,6 @@ def clean_env(**extra: str) -> dict[str, str]:
     return {**env, **extra}
 
 
-def run_verify(*args: str):
-    return CliRunner().invoke(verify_command, list(args), catch_exceptions=False)
-
-
 @pytest.fixture
 def no_active_venv(monkeypatch):
     monkeypatch.delenv("VIRTUAL_ENV", raising=False)
@@ -53,18 +47,18 @@ def no_active_venv(monkeypatch):
 def tools_venv(tmp_path_factory) -> Path:
     """A venv with this checkout installed by `pip install .` (its tracked and new files,
     copied: pip builds in the source folder): libcst and click, no torch."""
-    source = tmp_path_factory.mktemp("xla-migrate-source")
-    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=ROOT,
-                            check=True, capture_output=True, text=True).stdout
-    for name in filter(None, listed.split("\0")):
-        if (ROOT / name).is_file():
-            (source / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, source / name)
+    source = copy_checkout(tmp_path_factory.mktemp("xla-migrate-source"))
     venv = tmp_path_factory.mktemp("tools") / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=clean_env())
-    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                    str(source)], check=True, env=clean_env(), timeout=600)
-    no_torch = subprocess.run([str(venv / "bin" / "python"), "-c", "import torch"], capture_output=True, env=clean_env())
+    subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(source)],
+        check=True,
+        env=clean_env(),
+        timeout=600,
+    )
+    no_torch = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", "import torch"], capture_output=True, env=clean_env()
+    )
     assert no_torch.returncode != 0, "the tools environment must not have torch"
     return venv
 
@@ -98,14 +92,25 @@ def run_on_a_terminal(command: list[str], cwd: Path, env: dict[str, str]) -> tup
 # -- the user's interpreter ---------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_installed_without_torch_it_verifies_with_the_training_python_and_shows_progress(tools_venv, tmp_path):
     """The tool in a venv of its own (no torch) runs both children with --python's interpreter:
     on a terminal, a live line a run; the table and the JSON say which interpreter."""
     training_python = sys.executable  # this project's .venv python: torch and torch_xla
     done, terminal = run_on_a_terminal(
-        [str(tools_venv / "bin" / "xla-migrate"), "verify", str(TINY), "--steps", STEPS, "--python", training_python,
-         "--json", str(tmp_path / "r.json")],
-        cwd=tmp_path, env=clean_env(),
+        [
+            str(tools_venv / "bin" / "xla-migrate"),
+            "verify",
+            str(TINY),
+            "--steps",
+            STEPS,
+            "--python",
+            training_python,
+            "--json",
+            str(tmp_path / "r.json"),
+        ],
+        cwd=tmp_path,
+        env=clean_env(),
     )
     assert done.returncode == 0, done.stdout + terminal
     assert "verdict: match" in done.stdout
@@ -116,22 +121,31 @@ def test_installed_without_torch_it_verifies_with_the_training_python_and_shows_
     # the live lines, redrawn in place: every run, steps of --steps, elapsed time, compilations
     assert "\x1b[2F" in terminal, terminal
     assert re.search(rf"verify: reference +{STEPS}/{STEPS} steps +[\d.]+ s, done", terminal), terminal
-    assert re.search(rf"verify: migrated +{STEPS}/{STEPS} steps +[\d.]+ s, XLA compilations: \d+, done", terminal), terminal
+    assert re.search(rf"verify: migrated +{STEPS}/{STEPS} steps +[\d.]+ s, XLA compilations: \d+, done", terminal), (
+        terminal
+    )
     assert re.search(rf"verify: migrated +[0-3]/{STEPS} steps", terminal), "no line before the run ended"
 
 
+@pytest.mark.slow
 def test_an_interpreter_without_torch_is_refused_before_any_run(tools_venv, tmp_path):
     xla_migrate = str(tools_venv / "bin" / "xla-migrate")
-    own = subprocess.run([xla_migrate, "verify", str(TINY)], cwd=tmp_path, env=clean_env(), capture_output=True,
-                         text=True, timeout=120)
+    own = subprocess.run(
+        [xla_migrate, "verify", str(TINY)], cwd=tmp_path, env=clean_env(), capture_output=True, text=True, timeout=120
+    )
     assert own.returncode == 2, own.stderr
     assert f"{tools_venv / 'bin' / 'python'} (xla-migrate's own) runs your script" in own.stderr
     assert "no torch and no torch_xla" in own.stderr
     assert "pip install torch==2.9.0 torch_xla==2.9.0" in own.stderr and "--python" in own.stderr
     # the active virtual environment's python is the default when one is active
-    active = subprocess.run([xla_migrate, "verify", str(TINY), "--save-reference", str(tmp_path / "t.json")],
-                            cwd=tmp_path, env=clean_env(VIRTUAL_ENV=str(tools_venv)), capture_output=True, text=True,
-                            timeout=120)
+    active = subprocess.run(
+        [xla_migrate, "verify", str(TINY), "--save-reference", str(tmp_path / "t.json")],
+        cwd=tmp_path,
+        env=clean_env(VIRTUAL_ENV=str(tools_venv)),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert active.returncode == 2, active.stderr
     assert "(the active virtual environment ($VIRTUAL_ENV)) runs your script, but it has no torch:" in active.stderr
     assert "torch_xla" not in active.stderr  # a reference run needs torch only
@@ -147,22 +161,30 @@ def fake_distributions(folder: Path, **versions: str) -> Path:
     return folder
 
 
-def test_torch_and_torch_xla_of_other_releases_are_refused_with_the_pair_that_works(tmp_path, monkeypatch,
-                                                                                   no_active_venv):
+def test_torch_and_torch_xla_of_other_releases_are_refused_with_the_pair_that_works(
+    tmp_path, monkeypatch, no_active_venv
+):
     monkeypatch.setenv("PYTHONPATH", str(fake_distributions(tmp_path / "site", torch="2.8.0")))
     result = run_verify(str(TINY), "--python", sys.executable)
     assert result.exit_code == 2
-    assert f"{sys.executable} (--python) runs your script, but its torch 2.8.0 and torch_xla 2.9.0 do not work " \
-           "together (torch_xla X.Y works only with torch X.Y): install the pair that works, torch 2.9.0 with " \
-           "torch_xla 2.9.0 (pip install torch==2.9.0 torch_xla==2.9.0)" in result.stderr
+    assert (
+        f"{sys.executable} (--python) runs your script, but its torch 2.8.0 and torch_xla 2.9.0 do not work "
+        "together (torch_xla X.Y works only with torch X.Y): install the pair that works, torch 2.9.0 with "
+        "torch_xla 2.9.0 (pip install torch==2.9.0 torch_xla==2.9.0)" in result.stderr
+    )
 
 
 @pytest.mark.parametrize(
     "torch, torch_xla, xla, expected",
     [
         (None, None, True, "has no torch and no torch_xla (the migrated run needs both): install the pair that works"),
-        ("2.8.0+cu126", None, True, "has no torch_xla (the migrated run needs both), it has torch 2.8.0+cu126: "
-                                    "install torch_xla 2.8, the release of its torch (pip install 'torch_xla==2.8.*')"),
+        (
+            "2.8.0+cu126",
+            None,
+            True,
+            "has no torch_xla (the migrated run needs both), it has torch 2.8.0+cu126: "
+            "install torch_xla 2.8, the release of its torch (pip install 'torch_xla==2.8.*')",
+        ),
         (None, "2.9.0", True, "has no torch (the migrated run needs both), it has torch_xla 2.9.0: install the pair"),
         ("2.9.0", "2.8.0", True, "its torch 2.9.0 and torch_xla 2.8.0 do not work together"),
         (None, None, False, "has no torch: install torch there"),
@@ -177,8 +199,10 @@ def test_what_is_missing_is_named(torch, torch_xla, xla, expected):
     assert "or give --python the interpreter you train with" in str(error.value)
 
 
-@pytest.mark.parametrize("torch, torch_xla, xla", [("2.9.0+cu128", "2.9.0", True), ("2.9.1", "2.9.0", True),
-                                                   ("2.9.0", None, False), ("unknown", "2.9.0", True)])
+@pytest.mark.parametrize(
+    "torch, torch_xla, xla",
+    [("2.9.0+cu128", "2.9.0", True), ("2.9.1", "2.9.0", True), ("2.9.0", None, False), ("unknown", "2.9.0", True)],
+)
 def test_a_working_pair_passes(torch, torch_xla, xla):
     interpreter.require(interpreter.Interpreter("/p", "--python", "3.11", torch, torch_xla), xla)
 
@@ -201,6 +225,7 @@ def test_the_instrumentation_imports_nothing_of_xla_migrate():
     assert not re.search(r"^\s*(from|import)\s+migrate_xla", child, re.M)
 
 
+@pytest.mark.slow
 def test_a_script_importing_a_package_not_installed_is_the_environment_not_the_migration(tmp_path, no_active_venv):
     script = tmp_path / "train.py"
     script.write_text("import torch\nimport xla_migrate_absent_package\n")
@@ -245,6 +270,7 @@ def test_a_bad_configuration_stops_verify(configured):
     assert f"{configured / 'pyproject.toml'}: [tool.xla-migrate] target: expected one of" in result.stderr
 
 
+@pytest.mark.slow
 def test_verify_checks_the_migration_the_configuration_makes(configured, monkeypatch, no_active_venv):
     """ignore = ["XLA201"]: the migration has no torch_xla.sync(), and verify says so."""
     (configured / "pyproject.toml").write_text('[tool.xla-migrate]\nignore = ["XLA201"]\n')
@@ -258,6 +284,7 @@ def test_verify_checks_the_migration_the_configuration_makes(configured, monkeyp
 # -- the recipes of docs/verify.md ----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_ci_recipe_saves_a_reference_and_verifies_against_it(tmp_path, no_active_venv):
     text = DOCS.read_text()
     shell = re.search(r"```sh\n(.*?)```", text, re.S).group(1)
@@ -268,21 +295,34 @@ def test_the_ci_recipe_saves_a_reference_and_verifies_against_it(tmp_path, no_ac
     shutil.copy2(TINY, tmp_path / "train.py")
     for command in commands:
         args = shlex.split(command.replace("--steps 10", f"--steps {STEPS}"))[1:]
-        done = subprocess.run([sys.executable, "-m", "migrate_xla", *args], cwd=tmp_path, env=clean_env(),
-                              capture_output=True, text=True, timeout=600)
+        done = subprocess.run(
+            [sys.executable, "-m", "migrate_xla", *args],
+            cwd=tmp_path,
+            env=clean_env(),
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert done.returncode == 0, f"{command}\n{done.stdout}{done.stderr}"
     report = json.loads((tmp_path / "verify.json").read_text())
     assert report["verdict"] == "match" and report["steps_compared"] == int(STEPS)
     assert report["reference"]["device"] == "cpu (cuda emulated) (saved trace)"
 
 
+@pytest.mark.slow
 def test_the_test_suite_recipe_passes_in_a_project_of_its_own(tmp_path):
     code = re.search(r"```python\n(# tests/test_xla_migration.py\n.*?)```", DOCS.read_text(), re.S).group(1)
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_xla_migration.py").write_text(code.replace("steps=10", f"steps={STEPS}"))
     shutil.copy2(TINY, tmp_path / "train.py")
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=tmp_path,
-                          env=clean_env(), capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+        cwd=tmp_path,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout
 
@@ -299,7 +339,10 @@ def test_progress_lines_are_redrawn_in_place(tmp_path):
     progress = Progress(stream, 10, folders)
     progress.show({})
     first = stream.getvalue()
-    assert re.fullmatch(r"\x1b\[Kverify: reference +0/10 steps +[\d.]+ s\n"
-                        r"\x1b\[Kverify: migrated +2/10 steps +[\d.]+ s, XLA compilations: 3\n", first), first
+    assert re.fullmatch(
+        r"\x1b\[Kverify: reference +0/10 steps +[\d.]+ s\n"
+        r"\x1b\[Kverify: migrated +2/10 steps +[\d.]+ s, XLA compilations: 3\n",
+        first,
+    ), first
     progress.show({})
-    assert stream.getvalue()[len(first):].startswith("\x1b[2F\x1b[K")  # back up two lines, redrawn
+    assert stream.getvalue()[len(first) :].startswith("\x1b[2F\x1b[K")  # back up two lines, redrawn

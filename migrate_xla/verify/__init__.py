@@ -33,7 +33,9 @@ def assert_loss_parity(
     fields (``timeout``, ``rtol``, ``target``, ``python``, ...).
     """
     result = verify(
-        Path(script), list(args), Settings(steps=steps, **settings),
+        Path(script),
+        list(args),
+        Settings(steps=steps, **settings),
         migrated=Path(migrated) if migrated is not None else None,
         project=Path(project) if project is not None else None,
         reference_trace=Path(reference_trace) if reference_trace is not None else None,
@@ -42,5 +44,7 @@ def assert_loss_parity(
         raise AssertionError(f"loss parity failed for {script}\n{table(result)}")
     recompilations = result.migrated.recompilations or 0
     if max_recompilations is not None and recompilations > max_recompilations:
-        raise AssertionError(f"{recompilations} recompilations in the second half of the steps of {script}\n{table(result)}")
+        raise AssertionError(
+            f"{recompilations} recompilations in the second half of the steps of {script}\n{table(result)}"
+        )
     return result

@@ -159,8 +159,12 @@ class Recorder:
         held = [p for opt in _live_optimizers for g in opt.param_groups for p in g["params"] if id(p) not in covered]
         if not held:
             return
-        owner = {id(p): obj for obj in gc.get_objects() if isinstance(obj, torch.nn.Module)
-                 for p in obj.parameters(recurse=False)}
+        owner = {
+            id(p): obj
+            for obj in gc.get_objects()
+            if isinstance(obj, torch.nn.Module)
+            for p in obj.parameters(recurse=False)
+        }
         for p in held:  # in the optimizers' order, the same in both runs
             if id(p) in owner:
                 self.modules_seen.setdefault(owner[id(p)])
@@ -189,7 +193,8 @@ class Recorder:
                 "stale_in_optimizer": sum(1 for k in held if k not in tensors),
                 # got a gradient but no optimizer holds them (only where optimizers step)
                 "not_in_optimizer": sum(1 for k, p in trained.items() if k not in held and p.grad is not None)
-                if _live_optimizers else 0,
+                if _live_optimizers
+                else 0,
             }
         except Exception as exc:  # a diagnosis must never break the user's run
             self.parameters = {"error": f"could not inspect the parameters: {exc}"}
@@ -461,8 +466,18 @@ class _LayerwiseRNNs:
         for layer in range(layers):
             states = slice(layer * directions, (layer + 1) * directions)
             layer_hx = tuple(h[states] for h in hx) if isinstance(hx, (list, tuple)) else hx[states]
-            out = kernel(x, *rest, layer_hx, weights[layer * per_layer:(layer + 1) * per_layer], bias, 1, 0.0,
-                         train, bidirectional, *tail)
+            out = kernel(
+                x,
+                *rest,
+                layer_hx,
+                weights[layer * per_layer : (layer + 1) * per_layer],
+                bias,
+                1,
+                0.0,
+                train,
+                bidirectional,
+                *tail,
+            )
             finals.append(out[1:])
             x = F.dropout(out[0], dropout, True) if layer < layers - 1 else out[0]
         return (x, *(torch.cat(parts) for parts in zip(*finals)))
@@ -473,8 +488,16 @@ def _install_rng_alignment() -> None:
         setattr(torch, name, _factory(getattr(torch, name)))
     for name in ("randn_like", "rand_like", "randint_like"):
         setattr(torch, name, _like_factory(getattr(torch, name)))
-    for name in ("normal_", "uniform_", "bernoulli_", "random_", "exponential_", "geometric_",
-                 "log_normal_", "cauchy_"):
+    for name in (
+        "normal_",
+        "uniform_",
+        "bernoulli_",
+        "random_",
+        "exponential_",
+        "geometric_",
+        "log_normal_",
+        "cauchy_",
+    ):
         setattr(torch.Tensor, name, _fill(getattr(torch.Tensor, name)))
     torch.bernoulli = _bernoulli(torch.bernoulli)
     for name, channel_wise in (("dropout", 0), ("dropout1d", 1), ("dropout2d", 2), ("dropout3d", 3)):
@@ -542,8 +565,12 @@ class Float64Mode(TorchFunctionMode):
             args = tuple(torch.float64 if a in LOW_FLOATS else a for a in args)
         elif _mixes_doubles([*args, *kwargs.values()]):
             # an in-place op writes into its first argument: that one must stay itself
-            keep_first = (name.endswith("_") and not name.startswith("__")) or name.startswith("__i") \
-                or name == "__setitem__" or "out" in kwargs
+            keep_first = (
+                (name.endswith("_") and not name.startswith("__"))
+                or name.startswith("__i")
+                or name == "__setitem__"
+                or "out" in kwargs
+            )
             args = (*args[:1], *map(_double, args[1:])) if keep_first else tuple(map(_double, args))
             kwargs = {k: (v if k == "out" else _double(v)) for k, v in kwargs.items()}
         return func(*args, **kwargs)
@@ -629,9 +656,18 @@ def _install_cuda_shim() -> None:
     torch.Tensor.cuda = lambda self, *args, **kwargs: self
     torch.nn.Module.cuda = lambda self, *args, **kwargs: self
     torch.Tensor.pin_memory = lambda self, *args, **kwargs: self
-    for name in ("set_device", "synchronize", "empty_cache", "ipc_collect", "init", "manual_seed",
-                 "manual_seed_all", "reset_peak_memory_stats", "reset_max_memory_allocated",
-                 "reset_accumulated_memory_stats"):
+    for name in (
+        "set_device",
+        "synchronize",
+        "empty_cache",
+        "ipc_collect",
+        "init",
+        "manual_seed",
+        "manual_seed_all",
+        "reset_peak_memory_stats",
+        "reset_max_memory_allocated",
+        "reset_accumulated_memory_stats",
+    ):
         setattr(cuda, name, _returning(None))
     for name in ("memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved"):
         setattr(cuda, name, _returning(0))
@@ -661,8 +697,8 @@ def _install_cuda_shim() -> None:
         autocast_init(self, "cpu" if device_type == "cuda" else device_type, *args, **kwargs)
 
     torch.amp.autocast_mode.autocast.__init__ = autocast
-    torch.cuda.amp.autocast.__init__ = lambda self, enabled=True, dtype=torch.float16, cache_enabled=True: autocast_init(
-        self, "cpu", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled
+    torch.cuda.amp.autocast.__init__ = lambda self, enabled=True, dtype=torch.float16, cache_enabled=True: (
+        autocast_init(self, "cpu", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
     )
 
     scaler_init = torch.amp.GradScaler.__init__

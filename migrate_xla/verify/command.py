@@ -17,31 +17,123 @@ from migrate_xla.verify.harness import PRECISIONS, Settings, VerifyError, record
 @click.command("verify")
 @click.argument("script", type=click.Path(path_type=Path))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-@click.option("--migrated", type=click.Path(path_type=Path), help="Use this migrated script instead of migrating SCRIPT.")
-@click.option("--project", type=click.Path(path_type=Path, file_okay=False), help="Folder whose modules are migrated with SCRIPT (default: SCRIPT's folder).")
-@click.option("--steps", type=click.IntRange(min=1), default=10, show_default=True, help="Stop both runs after N optimizer steps (backward passes where no optimizer steps).")
-@click.option("--timeout", type=click.FloatRange(min=1), default=900, show_default=True, help="Seconds each run may take.")
+@click.option(
+    "--migrated", type=click.Path(path_type=Path), help="Use this migrated script instead of migrating SCRIPT."
+)
+@click.option(
+    "--project",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Folder whose modules are migrated with SCRIPT (default: SCRIPT's folder).",
+)
+@click.option(
+    "--steps",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="Stop both runs after N optimizer steps (backward passes where no optimizer steps).",
+)
+@click.option(
+    "--timeout", type=click.FloatRange(min=1), default=900, show_default=True, help="Seconds each run may take."
+)
 @click.option("--device", help="PJRT_DEVICE of the migrated run (default: $PJRT_DEVICE, else CPU).")
-@click.option("--reference", "reference_trace", type=click.Path(path_type=Path, dir_okay=False), help="Compare against a trace saved by --save-reference instead of running the original.")
-@click.option("--save-reference", type=click.Path(path_type=Path, dir_okay=False), help="Run only the original and save its losses to this trace.")
+@click.option(
+    "--reference",
+    "reference_trace",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Compare against a trace saved by --save-reference instead of running the original.",
+)
+@click.option(
+    "--save-reference",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Run only the original and save its losses to this trace.",
+)
 @click.option("--no-align-rng", is_flag=True, help="Let each run draw its own random numbers.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of torch, random and NumPy in both runs (the script's own seeding wins).")
-@click.option("--precision", type=click.Choice(PRECISIONS), default="auto", show_default=True,
-              help="float64: both runs compute in float64 (the exactness check); native: as written; auto: float64 on CPU PJRT.")
-@click.option("--diagnose", is_flag=True, help="Also record every parameter and gradient at every step, to name the first that differs.")
-@click.option("--torchrun/--no-torchrun", default=None, help="Give both runs a one-process torchrun environment (default: when the script reads RANK etc. without a default).")
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed of torch, random and NumPy in both runs (the script's own seeding wins).",
+)
+@click.option(
+    "--precision",
+    type=click.Choice(PRECISIONS),
+    default="auto",
+    show_default=True,
+    help="float64: both runs compute in float64 (the exactness check); native: as written; auto: float64 on CPU PJRT.",
+)
+@click.option(
+    "--diagnose",
+    is_flag=True,
+    help="Also record every parameter and gradient at every step, to name the first that differs.",
+)
+@click.option(
+    "--torchrun/--no-torchrun",
+    default=None,
+    help="Give both runs a one-process torchrun environment (default: when the script reads RANK etc. without a default).",
+)
 @click.option("--rtol", type=float, help="Relative tolerance (default by precision).")
 @click.option("--atol", type=float, help="Absolute tolerance (default by precision).")
-@click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Migrate with unsafe fixes too (default: as [tool.xla-migrate] says, else no).")
-@click.option("--target", type=click.Choice(TARGETS), help="Migrate to this form (multiprocess runs under torch_xla.launch; spmd over $CPU_NUM_DEVICES CPU devices; default: as [tool.xla-migrate] says, else single).")
-@click.option("--select", multiple=True, metavar="CODES", help="Migrate with only these rule codes or prefixes (default: as [tool.xla-migrate] says, else all).")
-@click.option("--ignore", multiple=True, metavar="CODES", help="Migrate without these rule codes or prefixes (default: as [tool.xla-migrate] says).")
-@click.option("--python", "python", metavar="PATH", help="The interpreter that runs both (the one you train with; default: the active virtual environment's python, else xla-migrate's own).")
+@click.option(
+    "--unsafe-fixes/--no-unsafe-fixes",
+    default=None,
+    help="Migrate with unsafe fixes too (default: as [tool.xla-migrate] says, else no).",
+)
+@click.option(
+    "--target",
+    type=click.Choice(TARGETS),
+    help="Migrate to this form (multiprocess runs under torch_xla.launch; spmd over $CPU_NUM_DEVICES CPU devices; default: as [tool.xla-migrate] says, else single).",
+)
+@click.option(
+    "--select",
+    multiple=True,
+    metavar="CODES",
+    help="Migrate with only these rule codes or prefixes (default: as [tool.xla-migrate] says, else all).",
+)
+@click.option(
+    "--ignore",
+    multiple=True,
+    metavar="CODES",
+    help="Migrate without these rule codes or prefixes (default: as [tool.xla-migrate] says).",
+)
+@click.option(
+    "--python",
+    "python",
+    metavar="PATH",
+    help="The interpreter that runs both (the one you train with; default: the active virtual environment's python, else xla-migrate's own).",
+)
 @click.option("--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Write the result as JSON.")
-@click.option("--plot", "plot_path", type=click.Path(path_type=Path, dir_okay=False), help="Write both loss curves and their difference as a PNG.")
-def verify_command(script, args, migrated, project, steps, timeout, device, reference_trace, save_reference,
-                   no_align_rng, seed, precision, diagnose, torchrun, rtol, atol, unsafe_fixes, target, select, ignore,
-                   python, json_path, plot_path):
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write both loss curves and their difference as a PNG.",
+)
+def verify_command(
+    script,
+    args,
+    migrated,
+    project,
+    steps,
+    timeout,
+    device,
+    reference_trace,
+    save_reference,
+    no_align_rng,
+    seed,
+    precision,
+    diagnose,
+    torchrun,
+    rtol,
+    atol,
+    unsafe_fixes,
+    target,
+    select,
+    ignore,
+    python,
+    json_path,
+    plot_path,
+):
     """Run SCRIPT and its migration, compare their training losses step by step.
 
     Arguments after SCRIPT (use -- before options meant for the script) go to both
@@ -53,10 +145,23 @@ def verify_command(script, args, migrated, project, steps, timeout, device, refe
             f"verify runs Python scripts, not notebooks: export it with `jupyter nbconvert --to script {script}` "
             "and verify the script"
         )
-    settings = Settings(steps=steps, timeout=timeout, device=device, align_rng=not no_align_rng, seed=seed,
-                        precision=precision, diagnose=diagnose, torchrun=torchrun, rtol=rtol, atol=atol,
-                        unsafe_fixes=unsafe_fixes, target=target, select=_codes(select) or None,
-                        ignore=_codes(ignore) or None, python=python)
+    settings = Settings(
+        steps=steps,
+        timeout=timeout,
+        device=device,
+        align_rng=not no_align_rng,
+        seed=seed,
+        precision=precision,
+        diagnose=diagnose,
+        torchrun=torchrun,
+        rtol=rtol,
+        atol=atol,
+        unsafe_fixes=unsafe_fixes,
+        target=target,
+        select=_codes(select) or None,
+        ignore=_codes(ignore) or None,
+        python=python,
+    )
     try:
         if save_reference is not None:
             run = record_reference(script, list(args), settings, save_reference)
@@ -64,11 +169,14 @@ def verify_command(script, args, migrated, project, steps, timeout, device, refe
                 click.echo(f"verify: the reference run failed: {run.error}\n{run.stderr_tail}", err=True)
                 sys.exit(2)
             python = json.loads(save_reference.read_text())["python"]
-            click.echo(f"saved {len(run.losses)} reference losses ({run.device}; run by {python['path']}, "
-                       f"{python['chosen_by']}) to {save_reference}")
+            click.echo(
+                f"saved {len(run.losses)} reference losses ({run.device}; run by {python['path']}, "
+                f"{python['chosen_by']}) to {save_reference}"
+            )
             return
-        result = verify(script, list(args), settings, migrated=migrated, project=project,
-                        reference_trace=reference_trace)
+        result = verify(
+            script, list(args), settings, migrated=migrated, project=project, reference_trace=reference_trace
+        )
     except VerifyError as exc:
         click.echo(f"verify: error: {exc}", err=True)
         sys.exit(2)

@@ -134,8 +134,14 @@ class Result:
         return json.dumps(self.to_dict(), indent=2)
 
 
-def compare(reference: Run, migrated: Run, rtol: float | None = None, atol: float | None = None,
-            float64: bool = False, seed: int | None = None) -> Result:
+def compare(
+    reference: Run,
+    migrated: Run,
+    rtol: float | None = None,
+    atol: float | None = None,
+    float64: bool = False,
+    seed: int | None = None,
+) -> Result:
     if float64:
         default_rtol, default_atol = FLOAT64_TOLERANCE
         source = "float64: both runs computed in float64"
@@ -175,7 +181,8 @@ def compare(reference: Run, migrated: Run, rtol: float | None = None, atol: floa
     elif any(f.blocking for f in result.diagnosis):
         result.verdict = "mismatch"
         result.message = f"{result.steps_compared} losses agree, but: " + "; ".join(
-            f.message for f in result.diagnosis if f.blocking)
+            f.message for f in result.diagnosis if f.blocking
+        )
     else:
         result.verdict = "match"
         result.message = f"{result.steps_compared} losses agree within rtol {rtol:g}, atol {atol:g}"

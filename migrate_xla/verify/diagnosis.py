@@ -43,11 +43,21 @@ def diagnose(result) -> list[Finding]:
     findings += _recompilations(mig)
     findings += _crash(mig)
     for op, count in sorted(mig.cpu_fallback_ops.items()):
-        findings.append(Finding("cpu-fallback", f"{op} ran {count} times on the CPU (no XLA lowering): replace the op "
-                                "or move it out of the step", rule="XLA7"))
+        findings.append(
+            Finding(
+                "cpu-fallback",
+                f"{op} ran {count} times on the CPU (no XLA lowering): replace the op or move it out of the step",
+                rule="XLA7",
+            )
+        )
     if ref.seeded_by_script == [] and result.seed is not None:
-        findings.append(Finding("unseeded", f"the script never seeds torch, random or NumPy: both runs started from "
-                                f"the verify seed {result.seed} (--seed)"))
+        findings.append(
+            Finding(
+                "unseeded",
+                f"the script never seeds torch, random or NumPy: both runs started from "
+                f"the verify seed {result.seed} (--seed)",
+            )
+        )
     return findings
 
 
@@ -57,32 +67,49 @@ def _parameters(ref: dict | None, mig: dict | None) -> list[Finding]:
     found = []
     if (ref["tensors"], ref["numel"]) != (mig["tensors"], mig["numel"]) or ref["tied"] != mig["tied"]:
         untied = [group for group in ref["tied"] if group not in mig["tied"]]
-        why = f"; tied in the reference, apart in the migration: {', '.join(' = '.join(g) for g in untied)}" if untied else ""
-        found.append(Finding(
-            "parameters",
-            f"the models differ: reference {ref['numel']:,} parameters in {ref['tensors']} tensors, migrated "
-            f"{mig['numel']:,} in {mig['tensors']}{why} (moving a module to the XLA device replaces its parameters; "
-            "weights tied by assignment come apart)",
-            blocking=True, rule=PARAMETER_IDENTITY_RULE,
-        ))
+        why = (
+            f"; tied in the reference, apart in the migration: {', '.join(' = '.join(g) for g in untied)}"
+            if untied
+            else ""
+        )
+        found.append(
+            Finding(
+                "parameters",
+                f"the models differ: reference {ref['numel']:,} parameters in {ref['tensors']} tensors, migrated "
+                f"{mig['numel']:,} in {mig['tensors']}{why} (moving a module to the XLA device replaces its parameters; "
+                "weights tied by assignment come apart)",
+                blocking=True,
+                rule=PARAMETER_IDENTITY_RULE,
+            )
+        )
     stale = mig.get("stale_in_optimizer", 0) - ref.get("stale_in_optimizer", 0)
     orphaned = mig.get("not_in_optimizer", 0) - ref.get("not_in_optimizer", 0)
     if stale > 0 or orphaned > 0:
-        found.append(Finding(
-            "stale-optimizer",
-            f"{max(orphaned, 0)} parameters of the migrated model got gradients but no optimizer updates them, and its "
-            f"optimizers hold {max(stale, 0)} tensors the model no longer uses: an optimizer built before the model "
-            "moved to the XLA device updates the old copies",
-            blocking=True, rule=PARAMETER_IDENTITY_RULE,
-        ))
+        found.append(
+            Finding(
+                "stale-optimizer",
+                f"{max(orphaned, 0)} parameters of the migrated model got gradients but no optimizer updates them, and its "
+                f"optimizers hold {max(stale, 0)} tensors the model no longer uses: an optimizer built before the model "
+                "moved to the XLA device updates the old copies",
+                blocking=True,
+                rule=PARAMETER_IDENTITY_RULE,
+            )
+        )
     return found
 
 
 def _precision(ref: str, mig: str) -> list[Finding]:
     # float16 on the GPU becomes bfloat16 on XLA; a float32 run must stay float32.
     if ref == "float32" and mig != "float32":
-        return [Finding("precision", f"the reference trains in float32, the migration in {mig}: the migration "
-                        "overrode the script's precision choice", blocking=True, rule="XLA4")]
+        return [
+            Finding(
+                "precision",
+                f"the reference trains in float32, the migration in {mig}: the migration "
+                "overrode the script's precision choice",
+                blocking=True,
+                rule="XLA4",
+            )
+        ]
     return []
 
 
@@ -98,8 +125,13 @@ def _first_tensor(result) -> list[Finding]:
                 continue
             if abs(x - y) > result.atol + result.rtol * abs(x):
                 kind = "gradient" if name.endswith(".grad") else "parameter"
-                return [Finding("first-tensor", f"first difference at step {step}: the {kind} {name.removesuffix('.grad')} "
-                                f"(norm {x:.6g} in the reference, {y:.6g} migrated)")]
+                return [
+                    Finding(
+                        "first-tensor",
+                        f"first difference at step {step}: the {kind} {name.removesuffix('.grad')} "
+                        f"(norm {x:.6g} in the reference, {y:.6g} migrated)",
+                    )
+                ]
         missing = sorted(set(a) ^ set(b))
         if missing:
             return [Finding("first-tensor", f"at step {step} only one run has: {', '.join(missing[:5])}")]
@@ -111,22 +143,34 @@ def _steps_not_cut(run) -> list[Finding]:
     lazy graph grows until something reads a value), or a bigger graph compiles every step."""
     executions, compilations = run.executions_by_step, run.compilations_by_step
     if run.compilations == 0 and not run.error:
-        return [Finding("not-on-xla", "the migrated run compiled no XLA graph: it trained on the CPU (a device "
-                        "choice the script's arguments left on its CPU branch?)")]
+        return [
+            Finding(
+                "not-on-xla",
+                "the migrated run compiled no XLA graph: it trained on the CPU (a device "
+                "choice the script's arguments left on its CPU branch?)",
+            )
+        ]
     if len(executions) < 3:
         return []
     # A GAN steps two optimizers an iteration and syncs once: an iteration, not every step,
     # must run a graph. Half of that leaves room for a host read instead of a sync.
     optimizers = max(1, (run.parameters or {}).get("optimizers", 1) or 1)
     ran = executions[-1] - executions[1]
-    second_half = compilations[len(compilations) // 2:]
+    second_half = compilations[len(compilations) // 2 :]
     # three points at least: the first steps of a short run compile their graphs one by one
     growing = len(second_half) >= 3 and all(b > a for a, b in zip(second_half, second_half[1:]))
     if ran * 2 * optimizers >= len(executions) - 2 and not growing:
         return []
     what = "no graph ran between steps" if not growing else "a new, bigger graph compiled at every step"
-    return [Finding("steps-not-cut", f"the migrated training steps are not cut into graphs ({what}): each step "
-                    "must end in torch_xla.sync() (or iterate an MpDeviceLoader)", blocking=True, rule=SYNC_RULE)]
+    return [
+        Finding(
+            "steps-not-cut",
+            f"the migrated training steps are not cut into graphs ({what}): each step "
+            "must end in torch_xla.sync() (or iterate an MpDeviceLoader)",
+            blocking=True,
+            rule=SYNC_RULE,
+        )
+    ]
 
 
 def _user_line(causes: list[dict]) -> tuple[str | None, int | None, int]:
@@ -140,13 +184,21 @@ def _user_line(causes: list[dict]) -> tuple[str | None, int | None, int]:
 def _recompilations(run) -> list[Finding]:
     if not run.recompilations or run.error:
         return []
-    late = run.compile_causes[len(run.compile_causes) - run.recompilations:] if run.compile_causes else []
+    late = run.compile_causes[len(run.compile_causes) - run.recompilations :] if run.compile_causes else []
     file, line, count = _user_line(late)
     where = f"; most from {file}:{line} ({count})" if file else ""
     cause = Counter(c["cause"] for c in late).most_common(1)[0][0] if late else ""
-    return [Finding("recompilation", f"{run.recompilations} graphs compiled in the second half of the run"
-                    f"{where}{f' ({cause})' if cause else ''}: shapes or Python control flow change between steps "
-                    "(pad to fixed shapes, drop_last=True)", file=file, line=line, rule=RECOMPILATION_GUIDE)]
+    return [
+        Finding(
+            "recompilation",
+            f"{run.recompilations} graphs compiled in the second half of the run"
+            f"{where}{f' ({cause})' if cause else ''}: shapes or Python control flow change between steps "
+            "(pad to fixed shapes, drop_last=True)",
+            file=file,
+            line=line,
+            rule=RECOMPILATION_GUIDE,
+        )
+    ]
 
 
 def _crash(run) -> list[Finding]:
@@ -154,8 +206,15 @@ def _crash(run) -> list[Finding]:
         return []
     file, line, count = _user_line(run.compile_causes)
     where = f"; the line compiling most: {file}:{line} ({count} compilations)" if file else ""
-    return [Finding("crash", f"the migrated run failed after {len(run.compile_causes)} XLA compilations{where}",
-                    file=file, line=line, rule=RECOMPILATION_GUIDE)]
+    return [
+        Finding(
+            "crash",
+            f"the migrated run failed after {len(run.compile_causes)} XLA compilations{where}",
+            file=file,
+            line=line,
+            rule=RECOMPILATION_GUIDE,
+        )
+    ]
 
 
 def in_user_files(causes: list[dict], originals: dict[Path, Path]) -> list[dict]:
@@ -172,8 +231,9 @@ def in_user_files(causes: list[dict], originals: dict[Path, Path]) -> list[dict]
             continue
         if cause["file"] not in maps:
             try:
-                maps[cause["file"]] = _line_map(original.read_text(errors="replace"),
-                                                Path(cause["file"]).read_text(errors="replace"))
+                maps[cause["file"]] = _line_map(
+                    original.read_text(errors="replace"), Path(cause["file"]).read_text(errors="replace")
+                )
             except OSError:
                 maps[cause["file"]] = []
         lines = maps[cause["file"]]

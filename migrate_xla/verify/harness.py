@@ -40,8 +40,13 @@ TRACE_FORMAT = "xla-migrate-reference/1"
 # A read of torchrun's variables that fails without them (``os.environ["RANK"]``), as opposed
 # to a probe (``os.environ.get("RANK", -1)``, ``"RANK" in os.environ``) that picks a path.
 TORCHRUN_REQUIRED = re.compile(r"""environ\s*\[\s*['"](?:LOCAL_RANK|RANK|WORLD_SIZE)['"]\s*\]""")
-TORCHRUN_ENVIRONMENT = {"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "LOCAL_WORLD_SIZE": "1",
-                        "MASTER_ADDR": "127.0.0.1"}
+TORCHRUN_ENVIRONMENT = {
+    "RANK": "0",
+    "LOCAL_RANK": "0",
+    "WORLD_SIZE": "1",
+    "LOCAL_WORLD_SIZE": "1",
+    "MASTER_ADDR": "127.0.0.1",
+}
 KILL_GRACE_S = 20.0  # after SIGTERM, time to write the record before SIGKILL
 PRECISIONS = ("auto", "float64", "native")
 # How a script that cannot compute in float64 fails (a dtype it insists on, an op without float64)
@@ -98,8 +103,10 @@ def verify(
     if not script.is_file():
         raise VerifyError(f"no such script: {script}")
     if migrated is not None and project is not None:
-        raise VerifyError("--project names the folder to migrate with SCRIPT; with --migrated nothing is migrated "
-                          "(the migrated script's own folder is on its path): give one of them")
+        raise VerifyError(
+            "--project names the folder to migrate with SCRIPT; with --migrated nothing is migrated "
+            "(the migrated script's own folder is on its path): give one of them"
+        )
     trace = load_trace(reference_trace) if reference_trace is not None else None
     float64 = trace["float64"] if trace is not None else settings.float64()
     env = _shared_environment(script, settings)
@@ -115,12 +122,13 @@ def verify(
             if not migrated.is_file():
                 raise VerifyError(f"no such migrated script: {migrated}")
             migrated_root = migrated.parent
-            originals = {migrated: script}
+            originals = {}  # the user's own migrated script: its lines are the ones to show
         jobs = [("migrated", migrated, [str(migrated_root)])]
         if trace is None:
             jobs.append(("reference", script, []))
-        runs = _run_all(jobs, list(args), env, settings, work / "float64" if float64 else work / "native", float64,
-                        python)
+        runs = _run_all(
+            jobs, list(args), env, settings, work / "float64" if float64 else work / "native", float64, python
+        )
         note = ""
         failed = next((r for r in runs.values() if r.error and FLOAT64_TROUBLE.search(r.stderr_tail)), None)
         if float64 and trace is None and settings.precision == "auto" and failed is not None:
@@ -155,11 +163,21 @@ def record_reference(script: Path, args: list[str], settings: Settings, trace: P
     if run.error is None:
         trace.write_text(
             json.dumps(
-                {"format": TRACE_FORMAT, "script": script.name, "args": list(args), "steps": settings.steps,
-                 "python": python.to_dict(), "device": run.device, "precision": run.precision, "float64": float64,
-                 "seed": settings.seed,
-                 "losses": run.losses, "parameters": run.parameters, "seeded_by_script": run.seeded_by_script,
-                 "tensors_by_step": run.tensors_by_step},
+                {
+                    "format": TRACE_FORMAT,
+                    "script": script.name,
+                    "args": list(args),
+                    "steps": settings.steps,
+                    "python": python.to_dict(),
+                    "device": run.device,
+                    "precision": run.precision,
+                    "float64": float64,
+                    "seed": settings.seed,
+                    "losses": run.losses,
+                    "parameters": run.parameters,
+                    "seeded_by_script": run.seeded_by_script,
+                    "tensors_by_step": run.tensors_by_step,
+                },
                 indent=2,
             )
         )
@@ -174,9 +192,15 @@ def load_trace(path: Path) -> dict:
         raise VerifyError(f"cannot read reference trace {path}: {exc}") from None
     if data.get("format") != TRACE_FORMAT:
         raise VerifyError(f"{path} is not a reference trace written by --save-reference")
-    run = Run("reference", device=f"{data['device']} (saved trace)", losses=data["losses"], precision=data["precision"],
-              parameters=data.get("parameters"), seeded_by_script=data.get("seeded_by_script"),
-              tensors_by_step=data.get("tensors_by_step", []))
+    run = Run(
+        "reference",
+        device=f"{data['device']} (saved trace)",
+        losses=data["losses"],
+        precision=data["precision"],
+        parameters=data.get("parameters"),
+        seeded_by_script=data.get("seeded_by_script"),
+        tensors_by_step=data.get("tensors_by_step", []),
+    )
     return {"run": run, "float64": bool(data.get("float64", False))}
 
 
@@ -193,7 +217,8 @@ def migrate_project(script: Path, project: Path, out: Path, settings: Settings) 
         raise VerifyError(f"{script} is not inside the project folder {project}") from None
     try:
         settings_used = config.discover([project]).override(
-            select=settings.select, ignore=settings.ignore, target=settings.target, unsafe_fixes=settings.unsafe_fixes)
+            select=settings.select, ignore=settings.ignore, target=settings.target, unsafe_fixes=settings.unsafe_fixes
+        )
         options = settings_used.options()
     except (config.ConfigError, registry.RuleError) as exc:
         raise VerifyError(str(exc)) from None
@@ -271,16 +296,20 @@ def _instrumentation(work: Path) -> Path:
     return folder
 
 
-def _run_all(jobs, args, env, settings: Settings, work: Path, float64: bool,
-             python: interpreter.Interpreter) -> dict[str, Run]:
+def _run_all(
+    jobs, args, env, settings: Settings, work: Path, float64: bool, python: interpreter.Interpreter
+) -> dict[str, Run]:
     """Run the children side by side (they are independent); returns a Run per role. On a
     terminal, a live line a run shows its progress."""
     work.mkdir(parents=True, exist_ok=True)
     instrument = str(_instrumentation(work))
     runs: dict[str, Run] = {}
     threads = [
-        threading.Thread(target=lambda role=role, script=script, path=path: runs.__setitem__(
-            role, _run_child(role, script, [instrument, *path], args, env, settings, work, float64, python)))
+        threading.Thread(
+            target=lambda role=role, script=script, path=path: runs.__setitem__(
+                role, _run_child(role, script, [instrument, *path], args, env, settings, work, float64, python)
+            )
+        )
         for role, script, path in jobs
     ]
     progress = None
@@ -298,8 +327,17 @@ def _run_all(jobs, args, env, settings: Settings, work: Path, float64: bool,
     return runs
 
 
-def _run_child(role: str, script: Path, path: list[str], args, env, settings: Settings, work: Path,
-               float64: bool, python: interpreter.Interpreter) -> Run:
+def _run_child(
+    role: str,
+    script: Path,
+    path: list[str],
+    args,
+    env,
+    settings: Settings,
+    work: Path,
+    float64: bool,
+    python: interpreter.Interpreter,
+) -> Run:
     """One child: ``path`` goes first on its PYTHONPATH (the instrumentation, the migrated project)."""
     records = work / f"records-{role}"
     records.mkdir()
@@ -309,8 +347,15 @@ def _run_child(role: str, script: Path, path: list[str], args, env, settings: Se
     child_env.setdefault("MASTER_PORT", str(_free_port()))
     child_env["PYTHONPATH"] = os.pathsep.join([*path, *filter(None, [env.get("PYTHONPATH")])])
     child_env["XLA_MIGRATE_VERIFY"] = json.dumps(
-        {"role": role, "record_dir": str(records), "steps": settings.steps, "align_rng": settings.align_rng,
-         "seed": settings.seed, "float64": float64, "diagnose": settings.diagnose}
+        {
+            "role": role,
+            "record_dir": str(records),
+            "steps": settings.steps,
+            "align_rng": settings.align_rng,
+            "seed": settings.seed,
+            "float64": float64,
+            "diagnose": settings.diagnose,
+        }
     )
     debug_file = records / "xla-debug.txt"
     if role == "migrated":
@@ -323,8 +368,13 @@ def _run_child(role: str, script: Path, path: list[str], args, env, settings: Se
     started = time.monotonic()
     with open(work / f"{role}.stdout", "wb") as out, open(work / f"{role}.stderr", "wb") as err:
         process = subprocess.Popen(
-            [python.path, str(script), *args], cwd=os.getcwd(), env=child_env,
-            stdout=out, stderr=err, stdin=subprocess.DEVNULL, start_new_session=True,
+            [python.path, str(script), *args],
+            cwd=os.getcwd(),
+            env=child_env,
+            stdout=out,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
         )
         try:
             run.returncode = process.wait(timeout=settings.timeout)
@@ -342,9 +392,11 @@ def _run_child(role: str, script: Path, path: list[str], args, env, settings: Se
         run.error = f"exited with status {run.returncode}"
         missing = MISSING_MODULE.findall(run.stderr_tail)
         if role == "reference" and missing:
-            run.error = (f"ModuleNotFoundError: No module named '{missing[-1]}' in {python.describe()}: the original "
-                         "script fails the same way without xla-migrate, so it is the environment, not the migration: "
-                         "install it there, or give --python the interpreter you train with")
+            run.error = (
+                f"ModuleNotFoundError: No module named '{missing[-1]}' in {python.describe()}: the original "
+                "script fails the same way without xla-migrate, so it is the environment, not the migration: "
+                "install it there, or give --python the interpreter you train with"
+            )
     elif run.error is None and not run.losses:
         run.error = "the script never called backward(): no training loss to compare"
     if run.error and run.losses:
@@ -403,7 +455,9 @@ def _merge_records(run: Run, folder: Path) -> None:
         run.error = chosen["error"]
 
 
-COMPILATION_BLOCK = re.compile(r"^Compilation Analysis: Compilation Cause\n(.*?)^Compilation Analysis: -{10,}", re.S | re.M)
+COMPILATION_BLOCK = re.compile(
+    r"^Compilation Analysis: Compilation Cause\n(.*?)^Compilation Analysis: -{10,}", re.S | re.M
+)
 FRAME = re.compile(r"^Compilation Analysis:\s+(\S+) \((.+):(\d+)\)$", re.M)
 
 
@@ -426,8 +480,13 @@ def compile_causes(text: str, script: Path) -> list[dict]:
 
 def _is_library(file: str) -> bool:
     parts = Path(file).parts
-    return "site-packages" in parts or "dist-packages" in parts or file.startswith("<") \
-        or INSTRUMENT_FOLDER in parts or "/lib/python3" in file
+    return (
+        "site-packages" in parts
+        or "dist-packages" in parts
+        or file.startswith("<")
+        or INSTRUMENT_FOLDER in parts
+        or "/lib/python3" in file
+    )
 
 
 def _tail(path: Path, lines: int = 25) -> str:

@@ -53,8 +53,10 @@ class Interpreter:
 
     def summary(self) -> str:
         """Which interpreter, why, and what it has (the line of the verify table)."""
-        have = ", ".join(f"{name} {version or 'missing'}" for name, version in
-                         (("Python", self.version), ("torch", self.torch), ("torch_xla", self.torch_xla)))
+        have = ", ".join(
+            f"{name} {version or 'missing'}"
+            for name, version in (("Python", self.version), ("torch", self.torch), ("torch_xla", self.torch_xla))
+        )
         return f"{self.describe()}: {have}"
 
     def to_dict(self) -> dict:
@@ -72,8 +74,9 @@ def choose(given: str | None, env: dict[str, str]) -> Interpreter:
     if venv:
         python = Path(venv) / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
         if not python.is_file():
-            raise InterpreterError(f"$VIRTUAL_ENV is {venv}, which has no {python.name}: "
-                                   "activate another environment or give --python")
+            raise InterpreterError(
+                f"$VIRTUAL_ENV is {venv}, which has no {python.name}: activate another environment or give --python"
+            )
         return Interpreter(str(python), "the active virtual environment ($VIRTUAL_ENV)")
     if not sys.executable:
         raise InterpreterError("cannot tell which Python runs xla-migrate: give --python")
@@ -83,16 +86,24 @@ def choose(given: str | None, env: dict[str, str]) -> Interpreter:
 def probe(interpreter: Interpreter, env: dict[str, str]) -> Interpreter:
     """Fill in its Python, torch and torch_xla versions (None: not installed)."""
     try:
-        done = subprocess.run([interpreter.path, "-c", PROBE], env=env, capture_output=True, text=True,
-                              timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            [interpreter.path, "-c", PROBE],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=PROBE_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise InterpreterError(f"cannot run {interpreter.describe()}: {exc}") from None
     try:
         found = json.loads(done.stdout.strip().splitlines()[-1])
     except (IndexError, ValueError):
         tail = (done.stderr or done.stdout).strip()[-500:]
-        raise InterpreterError(f"{interpreter.describe()} did not run as a Python interpreter "
-                               f"(exit status {done.returncode}){': ' + tail if tail else ''}") from None
+        raise InterpreterError(
+            f"{interpreter.describe()} did not run as a Python interpreter "
+            f"(exit status {done.returncode}){': ' + tail if tail else ''}"
+        ) from None
     interpreter.version, interpreter.torch, interpreter.torch_xla = found["version"], found["torch"], found["torch_xla"]
     return interpreter
 
@@ -101,16 +112,21 @@ def require(interpreter: Interpreter, xla: bool) -> None:
     """Raise unless it has torch, and torch_xla of the same release where ``xla`` (a migrated run) needs it."""
     torch, torch_xla = interpreter.torch, interpreter.torch_xla
     where = f"{interpreter.describe()} runs your script"
-    pair = (f"torch {WORKING_PAIR[0]} with torch_xla {WORKING_PAIR[1]} "
-            f"(pip install torch=={WORKING_PAIR[0]} torch_xla=={WORKING_PAIR[1]})")
+    pair = (
+        f"torch {WORKING_PAIR[0]} with torch_xla {WORKING_PAIR[1]} "
+        f"(pip install torch=={WORKING_PAIR[0]} torch_xla=={WORKING_PAIR[1]})"
+    )
     rule = "torch_xla X.Y works only with torch X.Y"
     fix = "or give --python the interpreter you train with"
     missing = [name for name, version in (("torch", torch), ("torch_xla", torch_xla)) if version is None]
     if not xla:
         missing = [name for name in missing if name == "torch"]
     if missing:
-        has = "".join(f", it has {name} {version}" for name, version in (("torch", torch), ("torch_xla", torch_xla))
-                      if version is not None and name not in missing)
+        has = "".join(
+            f", it has {name} {version}"
+            for name, version in (("torch", torch), ("torch_xla", torch_xla))
+            if version is not None and name not in missing
+        )
         release = _release(torch) if torch is not None else None
         if not xla:
             install = "torch"
@@ -119,11 +135,15 @@ def require(interpreter: Interpreter, xla: bool) -> None:
         else:
             install = f"the pair that works: {pair}"
         needs = " (the migrated run needs both)" if xla else ""
-        raise InterpreterError(f"{where}, but it has no {' and no '.join(missing)}{needs}{has}: install {install} "
-                               f"there, {fix}{f' ({rule})' if xla else ''}")
+        raise InterpreterError(
+            f"{where}, but it has no {' and no '.join(missing)}{needs}{has}: install {install} "
+            f"there, {fix}{f' ({rule})' if xla else ''}"
+        )
     if xla and None not in (_release(torch), _release(torch_xla)) and _release(torch) != _release(torch_xla):
-        raise InterpreterError(f"{where}, but its torch {torch} and torch_xla {torch_xla} do not work together "
-                               f"({rule}): install the pair that works, {pair}, {fix}")
+        raise InterpreterError(
+            f"{where}, but its torch {torch} and torch_xla {torch_xla} do not work together "
+            f"({rule}): install the pair that works, {pair}, {fix}"
+        )
 
 
 def _release(version: str) -> str | None:

@@ -51,7 +51,9 @@ class Progress:
         steps = run.steps_done if run is not None else progress.get("steps", 0)
         elapsed = run.wall_s if run is not None else time.monotonic() - self.started
         line = f"verify: {role:<9} {steps:>3}/{self.steps} steps {elapsed:6.1f} s"
-        compilations = run.compilations if run is not None and run.compilations is not None else progress.get("compilations")
+        compilations = (
+            run.compilations if run is not None and run.compilations is not None else progress.get("compilations")
+        )
         if compilations is not None:
             line += f", XLA compilations: {compilations}"
         if run is not None:

@@ -1,4 +1,4 @@
-"""Every spelling of CUDA autocast, however imported, as a with and as a decorator."""
+"""Every spelling of CUDA autocast, however imported, as a with and as a decorator. [XLA102, XLA103, XLA104, XLA109, XLA401]"""
 
 from contextlib import nullcontext
 

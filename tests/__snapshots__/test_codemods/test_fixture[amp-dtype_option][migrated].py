@@ -1,4 +1,4 @@
-"""A --dtype option picks the autocast dtype through a table; an eval helper is given its dtype."""
+"""A --dtype option picks the autocast dtype through a table; an eval helper is given its dtype. [XLA101, XLA109, XLA201, XLA202, XLA401, XLA402, XLA405]"""
 
 import argparse
 

@@ -1,4 +1,4 @@
-"""GradScalers made in the file, in the torch.amp spelling and on a trainer object."""
+"""GradScalers made in the file, in the torch.amp spelling and on a trainer object. [XLA201, XLA401, XLA402]"""
 
 import torch
 import torch_xla

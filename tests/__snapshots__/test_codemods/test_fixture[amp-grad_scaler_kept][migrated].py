@@ -1,4 +1,4 @@
-"""GradScalers used in ways the rule cannot follow: kept on the XLA device and flagged."""
+"""GradScalers used in ways the rule cannot follow: kept on the XLA device and flagged. [XLA201, XLA401, XLA402, XLA404]"""
 
 import torch
 

@@ -1,4 +1,4 @@
-"""A GradScaler made in main() and handed to the training functions of the same file."""
+"""A GradScaler made in main() and handed to the training functions of the same file. [XLA201, XLA401, XLA402, XLA501]"""
 
 import torch
 import torch.nn.functional as F

@@ -1,5 +1,5 @@
 # fixture: unsafe-fixes
-"""A training step that gets its scaler from the caller: matched by shape, an unsafe fix."""
+"""A training step that gets its scaler from the caller: matched by shape, an unsafe fix. [XLA201, XLA403]"""
 
 import torch_xla
 

@@ -1,4 +1,4 @@
-"""A scaler whose name says nothing, used in a function above the line that makes it."""
+"""A scaler whose name says nothing, used in a function above the line that makes it. [XLA103, XLA109, XLA201, XLA401, XLA402, XLA404]"""
 
 import torch
 import torch_xla

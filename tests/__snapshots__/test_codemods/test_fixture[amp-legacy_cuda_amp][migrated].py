@@ -1,4 +1,4 @@
-"""The classic torch.cuda.amp recipe: autocast, GradScaler, unscale_ before clipping."""
+"""The classic torch.cuda.amp recipe: autocast, GradScaler, unscale_ before clipping. [XLA101, XLA109, XLA201, XLA302, XLA401, XLA402, XLA405]"""
 
 import argparse
 
@@ -28,7 +28,6 @@ def train_epoch(loader):
             outputs = model(inputs)
             loss = criterion(outputs, targets)
         loss.backward()
-        # Unscale first so that clipping sees the true gradients.
         nn.utils.clip_grad_norm_(model.parameters(), args.clip)
         optimizer.step()
         torch_xla.sync()

@@ -1,4 +1,4 @@
-"""nanoGPT's train.py precision set-up: dtype string, dtype table, autocast context, scaler."""
+"""nanoGPT's train.py precision set-up: dtype string, dtype table, autocast context, scaler. [XLA102, XLA104, XLA109, XLA201, XLA301, XLA401, XLA402]"""
 
 import math
 from contextlib import nullcontext

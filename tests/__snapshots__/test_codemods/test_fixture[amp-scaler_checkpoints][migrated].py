@@ -1,4 +1,4 @@
-"""Checkpoints that carry the GradScaler's state: old ones must still load after migration."""
+"""Checkpoints that carry the GradScaler's state: old ones must still load after migration. [XLA103, XLA108, XLA109, XLA201, XLA302, XLA401, XLA402, XLA501]"""
 
 import os
 

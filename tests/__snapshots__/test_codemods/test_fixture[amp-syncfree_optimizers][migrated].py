@@ -1,5 +1,5 @@
 # fixture: unsafe-fixes
-"""Where a GradScaler has to stay, the optimizers become the sync-free ones (unsafe)."""
+"""Where a GradScaler has to stay, the optimizers become the sync-free ones (unsafe). [XLA402, XLA404]"""
 
 import torch
 import torch.optim as optim

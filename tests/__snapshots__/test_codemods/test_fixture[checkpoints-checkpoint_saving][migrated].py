@@ -1,4 +1,4 @@
-"""Checkpoints saved and resumed the ways real projects write them."""
+"""Checkpoints saved and resumed the ways real projects write them. [XLA101, XLA108, XLA109, XLA501, XLA604]"""
 
 import io
 import os

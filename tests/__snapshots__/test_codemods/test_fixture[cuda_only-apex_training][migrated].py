@@ -1,4 +1,4 @@
-"""An apex-era training script: fused optimizer and LayerNorm, amp opt levels, apex DDP."""
+"""An apex-era training script: fused optimizer and LayerNorm, amp opt levels, apex DDP. [XLA102, XLA201, XLA807]"""
 
 import torch
 from apex import amp
@@ -18,7 +18,7 @@ model, optimizer = amp.initialize(model, optimizer, opt_level="O1")
 # TODO(xla-migrate): XLA807 `ApexDDP` is apex's CUDA data parallelism: use `torch.nn.parallel.DistributedDataParallel` with the `xla` process group backend, or `xm.optimizer_step` in `torch_xla.launch`; see https://docs.pytorch.org/xla/master/perf/ddp.html
 model = ApexDDP(model)
 
-for x in [torch.randn(4, 16)]:
+for x in [torch.randn(4, 16, device="xla")]:
     loss = model(x).sum()
     # TODO(xla-migrate): XLA807 `amp.scale_loss` is apex mixed precision: use `torch.autocast('xla', dtype=torch.bfloat16)` around the forward pass; bfloat16 needs no loss scaling, so `amp.initialize` and `amp.scale_loss` go; see https://docs.pytorch.org/xla/master/perf/amp.html
     with amp.scale_loss(loss, optimizer) as scaled_loss:

@@ -1,4 +1,4 @@
-"""CUDA autocast and GradScaler from torch.cuda.amp, imported both ways."""
+"""CUDA autocast and GradScaler from torch.cuda.amp, imported both ways. [XLA201, XLA401, XLA402]"""
 
 import torch
 import torch_xla

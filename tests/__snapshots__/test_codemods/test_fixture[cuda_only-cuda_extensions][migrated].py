@@ -1,4 +1,4 @@
-"""Custom CUDA kernels built with torch.utils.cpp_extension, in a script and in setup.py style."""
+"""Custom CUDA kernels built with torch.utils.cpp_extension, in a script and in setup.py style. [XLA805]"""
 
 import os
 

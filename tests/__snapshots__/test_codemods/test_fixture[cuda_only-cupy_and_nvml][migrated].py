@@ -1,4 +1,4 @@
-"""CuPy arrays and NVML monitoring in a training script."""
+"""CuPy arrays and NVML monitoring in a training script. [XLA808, XLA809]"""
 
 import cupy as cp
 import GPUtil

@@ -1,4 +1,4 @@
-"""CUDA device strings in places no rule rewrites: flagged, while messages that say "cuda" are not."""
+"""CUDA device strings in places no rule rewrites: flagged, while messages that say "cuda" are not. [XLA899]"""
 
 import argparse
 

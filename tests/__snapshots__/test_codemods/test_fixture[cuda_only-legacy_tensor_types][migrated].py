@@ -1,4 +1,4 @@
-"""Legacy CUDA tensor types from old scripts: torch.cuda.FloatTensor and friends."""
+"""Legacy CUDA tensor types from old scripts: torch.cuda.FloatTensor and friends. [XLA899]"""
 
 import torch
 

@@ -1,4 +1,4 @@
-"""A training script that logs GPU memory with the nvidia-smi command."""
+"""A training script that logs GPU memory with the nvidia-smi command. [XLA809]"""
 
 import os
 import subprocess

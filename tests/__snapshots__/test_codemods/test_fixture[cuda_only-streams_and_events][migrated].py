@@ -1,4 +1,4 @@
-"""CUDA streams and events used for overlap and timing: no automatic XLA rewrite."""
+"""CUDA streams and events used for overlap and timing: no automatic XLA rewrite. [XLA801, XLA802]"""
 
 import torch
 

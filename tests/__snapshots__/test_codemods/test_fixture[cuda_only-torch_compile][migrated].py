@@ -1,5 +1,5 @@
 # fixture: unsafe-fixes
-"""torch.compile for GPUs: the inductor backend, its tuning modes, CUDA graphs, and decorators."""
+"""torch.compile for GPUs: the inductor backend, its tuning modes, CUDA graphs, and decorators. [XLA810]"""
 
 import torch
 

@@ -1,4 +1,4 @@
-"""A Triton kernel, an autotuned one, and the Python wrappers that launch them."""
+"""A Triton kernel, an autotuned one, and the Python wrappers that launch them. [XLA806]"""
 
 import torch
 import triton

@@ -1,4 +1,4 @@
-"""DataLoader pin_memory in keyword arguments, kwargs dicts and calls spread over several lines."""
+"""DataLoader pin_memory in keyword arguments, kwargs dicts and calls spread over several lines. [XLA105, XLA301, XLA701]"""
 
 import torch
 from torch.utils.data import DataLoader, TensorDataset

@@ -1,4 +1,4 @@
-"""pytorch/examples-style MNIST: `--no-cuda` picks the CPU, so the loader is wrapped only on XLA."""
+"""pytorch/examples-style MNIST: `--no-cuda` picks the CPU, so the loader is wrapped only on XLA. [XLA101, XLA105, XLA109, XLA201, XLA302, XLA701]"""
 
 import argparse
 

@@ -1,4 +1,4 @@
-"""The device-generic torch.accelerator API (PyTorch 2.6+) used to pick the GPU."""
+"""The device-generic torch.accelerator API (PyTorch 2.6+) used to pick the GPU. [XLA105]"""
 
 import torch
 import torch_xla

@@ -1,4 +1,4 @@
-"""An argparse `--cuda` switch guarding `.cuda()` calls on the model, data and loss."""
+"""An argparse `--cuda` switch guarding `.cuda()` calls on the model, data and loss. [XLA101, XLA103, XLA105, XLA109]"""
 
 import argparse
 

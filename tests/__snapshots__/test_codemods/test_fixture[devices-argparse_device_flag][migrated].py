@@ -1,4 +1,4 @@
-"""An argparse `--device cuda` option whose value becomes the device."""
+"""An argparse `--device cuda` option whose value becomes the device. [XLA102, XLA109]"""
 
 import argparse
 

@@ -1,4 +1,4 @@
-"""An argparse `--no-cuda` flag that picks the device, as in pytorch/examples' MNIST."""
+"""An argparse `--no-cuda` flag that picks the device, as in pytorch/examples' MNIST. [XLA101, XLA102, XLA105]"""
 
 import argparse
 

@@ -1,4 +1,4 @@
-"""torch.load of GPU checkpoints: map_location as a CUDA string, a device, a lambda, or missing."""
+"""torch.load of GPU checkpoints: map_location as a CUDA string, a device, a lambda, or missing. [XLA101, XLA108]"""
 
 import torch
 import torch_xla

@@ -1,4 +1,4 @@
-"""Device names kept in config dicts: subscript assignment, dict literals and dict()."""
+"""Device names kept in config dicts: subscript assignment, dict literals and dict(). [XLA102, XLA109]"""
 
 import torch
 import torch_xla

@@ -1,4 +1,4 @@
-"""The guide's own example: "cuda" if torch.cuda.is_available() else "cpu", in its common spellings."""
+"""The guide's own example: "cuda" if torch.cuda.is_available() else "cpu", in its common spellings. [XLA101, XLA102, XLA109]"""
 
 import torch
 import torch_xla

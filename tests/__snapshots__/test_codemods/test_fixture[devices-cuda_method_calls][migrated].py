@@ -1,4 +1,4 @@
-"""`.cuda()`, `.cuda(0)` and `.cuda(non_blocking=True)` on tensors, modules and losses."""
+"""`.cuda()`, `.cuda(0)` and `.cuda(non_blocking=True)` on tensors, modules and losses. [XLA103, XLA109]"""
 
 import torch
 import torch.nn as nn

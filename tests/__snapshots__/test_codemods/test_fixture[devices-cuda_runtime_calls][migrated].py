@@ -1,4 +1,4 @@
-"""torch.cuda bookkeeping in a training script: seeds, device choice, synchronisation, caches."""
+"""torch.cuda bookkeeping in a training script: seeds, device choice, synchronisation, caches. [XLA102, XLA105, XLA405]"""
 
 import time
 

@@ -1,4 +1,4 @@
-"""Branches on where a tensor lives: t.is_cuda, device.type == "cuda", "cuda" in str(device)."""
+"""Branches on where a tensor lives: t.is_cuda, device.type == "cuda", "cuda" in str(device). [XLA104, XLA105]"""
 
 import torch
 import torch_xla

@@ -1,4 +1,4 @@
-"""Per-process device indices: torch.device("cuda", local_rank), f"cuda:{rank}", type=/index= keywords."""
+"""Per-process device indices: torch.device("cuda", local_rank), f"cuda:{rank}", type=/index= keywords. [XLA101, XLA102, XLA105, XLA604, XLA899]"""
 
 import os
 

@@ -1,6 +1,6 @@
 """CUDA checks that guard what only CUDA has stay CUDA checks (off on XLA); others become XLA checks.
 
-In the style of nanoGPT's model.py / train.py and the DCGAN example.
+In the style of nanoGPT's model.py / train.py and the DCGAN example. [XLA102, XLA104, XLA105, XLA301]
 """
 
 import inspect

@@ -1,4 +1,4 @@
-"""Small device helpers real projects define: get_device() and to_device(batch, device="cuda")."""
+"""Small device helpers real projects define: get_device() and to_device(batch, device="cuda"). [XLA101, XLA102, XLA105, XLA899]"""
 
 import torch
 import torch_xla

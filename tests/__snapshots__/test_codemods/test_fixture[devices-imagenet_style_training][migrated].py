@@ -1,4 +1,4 @@
-"""A whole training script in the style of pytorch/examples' ImageNet: many device idioms at once."""
+"""A whole training script in the style of pytorch/examples' ImageNet: many device idioms at once. [XLA101, XLA103, XLA105, XLA107, XLA108, XLA109, XLA201, XLA301, XLA701, XLA899]"""
 
 import argparse
 import os
@@ -24,10 +24,7 @@ def main():
         torch.manual_seed(args.seed)
 
     if bool(torch_xla.device_count()):
-        if args.gpu is not None:
-            device = torch_xla.device()
-        else:
-            device = torch_xla.device()
+        device = torch_xla.device()
     else:
         device = torch.device("cpu")
 

@@ -1,4 +1,4 @@
-"""CUDA APIs reached through aliases: import torch as t, from torch import cuda, and friends."""
+"""CUDA APIs reached through aliases: import torch as t, from torch import cuda, and friends. [XLA101, XLA105]"""
 
 import torch as t
 import torch_xla

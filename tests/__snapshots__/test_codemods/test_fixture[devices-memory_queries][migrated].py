@@ -1,4 +1,4 @@
-"""CUDA memory statistics logged during training: flagged, since XLA has no drop-in counterpart."""
+"""CUDA memory statistics logged during training: flagged, since XLA has no drop-in counterpart. [XLA106]"""
 
 import torch
 

@@ -1,5 +1,5 @@
 """Modules moved after something holds their parameters: a GPT with tied embeddings, a Trainer
-given an optimizer built before it calls `.cuda(gpu_id)`, layers that own their optimizers."""
+given an optimizer built before it calls `.cuda(gpu_id)`, layers that own their optimizers. [XLA103, XLA109, XLA201]"""
 
 import torch
 import torch.nn as nn

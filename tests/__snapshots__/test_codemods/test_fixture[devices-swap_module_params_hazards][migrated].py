@@ -1,4 +1,4 @@
-"""Where swapping parameters cannot be made safe: a load after the DDP wrap, a file that turns it off."""
+"""Where swapping parameters cannot be made safe: a load after the DDP wrap, a file that turns it off. [XLA103, XLA109, XLA602, XLA603]"""
 
 import torch
 import torch.distributed as dist

@@ -1,4 +1,4 @@
-"""A script that turns parameter swapping off before it moves its model."""
+"""A script that turns parameter swapping off before it moves its model. [XLA103, XLA109]"""
 
 import torch
 from torch import __future__ as future

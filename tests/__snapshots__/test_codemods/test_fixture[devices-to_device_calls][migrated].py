@@ -1,4 +1,4 @@
-"""Moving tensors and modules with .to(): string devices, device variables, non_blocking=True."""
+"""Moving tensors and modules with .to(): string devices, device variables, non_blocking=True. [XLA101, XLA102, XLA109, XLA405]"""
 
 import torch
 import torch.nn as nn

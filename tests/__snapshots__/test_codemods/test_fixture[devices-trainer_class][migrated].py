@@ -1,4 +1,4 @@
-"""A Trainer class that keeps the device on self and moves its model with .cuda()."""
+"""A Trainer class that keeps the device on self and moves its model with .cuda(). [XLA101, XLA103, XLA109, XLA201]"""
 
 import torch
 import torch.nn as nn

@@ -1,4 +1,4 @@
-"""Devices the user chooses with a flag keep their CPU branch; the availability test means the accelerator."""
+"""Devices the user chooses with a flag keep their CPU branch; the availability test means the accelerator. [XLA101, XLA102, XLA105, XLA109]"""
 
 import argparse
 

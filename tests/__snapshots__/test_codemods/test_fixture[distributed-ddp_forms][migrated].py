@@ -1,4 +1,4 @@
-"""DistributedDataParallel with device ids, under its aliases."""
+"""DistributedDataParallel with device ids, under its aliases. [XLA603]"""
 
 import torch
 import torch.nn as nn

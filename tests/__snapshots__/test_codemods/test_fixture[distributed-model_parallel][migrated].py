@@ -1,4 +1,4 @@
-"""FSDP, RPC, pipeline and tensor parallelism: flagged, never half-converted."""
+"""FSDP, RPC, pipeline and tensor parallelism: flagged, never half-converted. [XLA608]"""
 
 import torch.distributed.rpc as rpc
 from torch.distributed.device_mesh import init_device_mesh

@@ -1,4 +1,4 @@
-"""Process groups as scripts create them: positional, keyword, flags, variables and aliases."""
+"""Process groups as scripts create them: positional, keyword, flags, variables and aliases. [XLA602]"""
 
 import argparse
 

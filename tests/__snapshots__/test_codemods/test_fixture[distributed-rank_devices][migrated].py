@@ -1,4 +1,4 @@
-"""The DDP tutorials' integer devices: the rank as a CUDA index."""
+"""The DDP tutorials' integer devices: the rank as a CUDA index. [XLA605]"""
 
 import torch
 import torch_xla

@@ -1,4 +1,4 @@
-"""Shards, barriers and metric reductions of a DDP training loop."""
+"""Shards, barriers and metric reductions of a DDP training loop. [XLA606, XLA607]"""
 
 import torch
 import torch.distributed as dist

@@ -1,4 +1,4 @@
-"""mp.spawn under its other names, with the count moved into the worker where it can be."""
+"""mp.spawn under its other names, with the count moved into the worker where it can be. [XLA601]"""
 
 import torch
 import torch.multiprocessing

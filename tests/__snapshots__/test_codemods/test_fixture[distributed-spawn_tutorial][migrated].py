@@ -1,4 +1,4 @@
-"""The PyTorch DDP tutorial's launch: mp.spawn over every GPU, the world size passed to the worker."""
+"""The PyTorch DDP tutorial's launch: mp.spawn over every GPU, the world size passed to the worker. [XLA109, XLA601, XLA602, XLA603, XLA605]"""
 
 import os
 

@@ -1,7 +1,7 @@
 """nanoGPT's torchrun switch: DDP when torchrun set RANK, one process otherwise.
 
 $ torchrun --standalone --nproc_per_node=8 train.py
-$ python -m torch.distributed.launch --nproc_per_node=8 --use_env train.py
+$ python -m torch.distributed.launch --nproc_per_node=8 --use_env train.py [XLA102, XLA105, XLA109, XLA602, XLA603, XLA604, XLA609]
 """
 
 import os

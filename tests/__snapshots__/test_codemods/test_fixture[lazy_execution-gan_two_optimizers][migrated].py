@@ -1,4 +1,4 @@
-"""A GAN steps two optimizers per iteration: one sync after the last of them."""
+"""A GAN steps two optimizers per iteration: one sync after the last of them. [XLA201]"""
 
 import torch
 import torch_xla

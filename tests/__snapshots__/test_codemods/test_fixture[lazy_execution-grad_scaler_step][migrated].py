@@ -1,4 +1,4 @@
-"""scaler.step(optimizer) then scaler.update(): the step ends after the update."""
+"""scaler.step(optimizer) then scaler.update(): the step ends after the update. [XLA201, XLA403]"""
 
 import torch_xla
 

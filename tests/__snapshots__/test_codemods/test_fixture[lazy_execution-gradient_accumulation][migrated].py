@@ -1,4 +1,4 @@
-"""Gradient accumulation: the sync follows the optimizer step, not each micro-batch."""
+"""Gradient accumulation: the sync follows the optimizer step, not each micro-batch. [XLA201]"""
 
 import torch_xla
 

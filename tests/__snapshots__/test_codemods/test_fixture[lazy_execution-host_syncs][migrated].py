@@ -1,5 +1,5 @@
 # fixture: unsafe-fixes
-"""Host syncs every step: hinted; the running loss sum stays on the device (unsafe fix)."""
+"""Host syncs every step: hinted; the running loss sum stays on the device (unsafe fix). [XLA201, XLA202]"""
 
 import torch
 import torch_xla

@@ -1,5 +1,5 @@
 """Neural style transfer with L-BFGS (the PyTorch tutorial): the sync follows
-`optimizer.step(closure)`, never the closure that L-BFGS calls several times a step."""
+`optimizer.step(closure)`, never the closure that L-BFGS calls several times a step. [XLA201]"""
 
 import torch
 import torch.optim as optim

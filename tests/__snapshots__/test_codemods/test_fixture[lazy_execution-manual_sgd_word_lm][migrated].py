@@ -1,5 +1,5 @@
 """Word-level LSTM LM trained by hand-written SGD (word_language_model's main.py): the sync
-follows the loop over parameters, before the loss is read."""
+follows the loop over parameters, before the loss is read. [XLA201, XLA202]"""
 
 import math
 import time

@@ -1,5 +1,5 @@
 """Updates written by hand under no_grad (the "What is torch.nn really?" and "Learning PyTorch
-with Examples" tutorials): the sync follows the `with` block; a helper gets its own."""
+with Examples" tutorials): the sync follows the `with` block; a helper gets its own. [XLA201]"""
 
 import math
 

@@ -1,5 +1,5 @@
 """A minGPT-style Trainer: `while True` over `next(data_iter)`, stopping on `iter_num`; the
-sync follows the step, before the callbacks read anything."""
+sync follows the step, before the callbacks read anything. [XLA201]"""
 
 import time
 from collections import defaultdict

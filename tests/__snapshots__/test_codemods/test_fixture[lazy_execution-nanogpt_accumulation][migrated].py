@@ -1,5 +1,5 @@
 """A nanoGPT-style loop: `while True` with gradient-accumulation micro-steps, `iter_num` and a
-`break`; one sync per optimizer step, after it, none per micro-step."""
+`break`; one sync per optimizer step, after it, none per micro-step. [XLA201]"""
 
 import math
 import time

@@ -1,4 +1,4 @@
-"""Steps inside profiler traces: the sync goes after a Trace; a StepTrace syncs itself."""
+"""Steps inside profiler traces: the sync goes after a Trace; a StepTrace syncs itself. [XLA201]"""
 
 import torch_xla.debug.profiler as xp
 import torch_xla

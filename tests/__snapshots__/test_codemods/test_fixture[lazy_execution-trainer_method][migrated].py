@@ -1,4 +1,4 @@
-"""A Trainer class that steps inside a method: the sync goes into the method."""
+"""A Trainer class that steps inside a method: the sync goes into the method. [XLA201]"""
 
 import torch_xla
 

@@ -1,4 +1,4 @@
-"""The guide's basic loop: one sync after optimizer.step(), before logging."""
+"""The guide's basic loop: one sync after optimizer.step(), before logging. [XLA201]"""
 
 import torch
 import torch.nn.functional as F

@@ -1,5 +1,5 @@
 """WGAN-GP (PyTorch-GAN style): the critic steps every batch, the generator every n_critic
-batches under an `if`; one sync after that `if`, none inside it."""
+batches under an `if`; one sync after that `if`, none inside it. [XLA201]"""
 
 import torch
 import torch.autograd as autograd

@@ -1,4 +1,4 @@
-"""Ops whose output shape follows the data, in a training loop and a forward pass."""
+"""Ops whose output shape follows the data, in a training loop and a forward pass. [XLA201, XLA702]"""
 
 import torch
 import torch.nn as nn

@@ -1,8 +1,9 @@
 # fixture: unsafe-fixes
-"""Training loaders get drop_last=True (an unsafe fix: it skips the last, partial batch)."""
+"""Training loaders get drop_last=True (an unsafe fix: it skips the last, partial batch). [XLA701]"""
 
 import torch
 from torch.utils.data import DataLoader, TensorDataset
+import torch_xla
 
 train_set = TensorDataset(torch.randn(100, 4), torch.randint(0, 2, (100,)))
 val_set = TensorDataset(torch.randn(30, 4), torch.randint(0, 2, (30,)))

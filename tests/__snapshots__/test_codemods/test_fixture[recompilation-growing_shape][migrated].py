@@ -1,4 +1,4 @@
-"""Sampling in a training script: minGPT's generate, a callback that samples text, a prefix loop."""
+"""Sampling in a training script: minGPT's generate, a callback that samples text, a prefix loop. [XLA201, XLA702, XLA705]"""
 
 import torch
 import torch.nn as nn

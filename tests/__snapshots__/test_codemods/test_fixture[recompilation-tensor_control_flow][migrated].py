@@ -1,4 +1,4 @@
-"""Python branches on tensor values inside the training step."""
+"""Python branches on tensor values inside the training step. [XLA201, XLA202, XLA703]"""
 
 import torch
 import torch_xla

@@ -1,8 +1,9 @@
-"""Batches padded to their longest sequence: every new length compiles a new graph."""
+"""Batches padded to their longest sequence: every new length compiles a new graph. [XLA704]"""
 
 import torch
 import torch.nn.functional as F
 from torch.nn.utils.rnn import pad_sequence
+import torch_xla
 
 
 def collate_fn(batch):

@@ -1,5 +1,5 @@
 # fixture: target=multiprocess
-"""What the multi-process form cannot take as it is: flagged, nothing half-converted."""
+"""What the multi-process form cannot take as it is: flagged, nothing half-converted. [XLA103, XLA109, XLA201, XLA302, XLA402, XLA650, XLA651, XLA659, XLA701]"""
 import sys
 
 import torch

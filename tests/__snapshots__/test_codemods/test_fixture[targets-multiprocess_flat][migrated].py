@@ -1,5 +1,5 @@
 # fixture: target=multiprocess
-"""A flat tutorial script: the module-level training code moves into the worker."""
+"""A flat tutorial script: the module-level training code moves into the worker. [XLA101, XLA109, XLA201, XLA302, XLA650, XLA651, XLA659]"""
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 import torch_xla

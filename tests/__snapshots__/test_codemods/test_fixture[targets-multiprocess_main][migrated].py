@@ -1,5 +1,5 @@
 # fixture: target=multiprocess
-"""A single-device training script with a main(): the guide's multi-process form."""
+"""A single-device training script with a main(): the guide's multi-process form. [XLA101, XLA109, XLA201, XLA302, XLA501, XLA650, XLA651, XLA652, XLA659]"""
 import argparse
 import logging
 

@@ -1,5 +1,5 @@
 # fixture: target=spmd
-"""A DDP script under --target spmd: flagged, not rewritten into something broken."""
+"""A DDP script under --target spmd: flagged, not rewritten into something broken. [XLA601, XLA602, XLA603, XLA605, XLA672]"""
 import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP

@@ -1,5 +1,5 @@
 # fixture: target=spmd
-"""A single-device script in the SPMD form: one process, batches sharded over a data mesh."""
+"""A single-device script in the SPMD form: one process, batches sharded over a data mesh. [XLA101, XLA109, XLA201, XLA302, XLA670, XLA671, XLA701]"""
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 import torch_xla
@@ -30,8 +30,6 @@ def finetune(model, batches, optimizer, device):
 
 
 def main():
-    xr.use_spmd()
-    xs.set_global_mesh(xs.get_1d_mesh("data"))
     device = torch_xla.device()
     model = torch.nn.Linear(8, 2).to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -40,4 +38,6 @@ def main():
 
 
 if __name__ == "__main__":
+    xr.use_spmd()
+    xs.set_global_mesh(xs.get_1d_mesh("data"))
     main()

@@ -1,0 +1,16 @@
+"""XLA4xx: mixed precision: CUDA float16 autocast and loss scaling become bfloat16 on XLA.
+
+Follows the migration guide's "Automatic Mixed Precision" section and PyTorch/XLA's AMP
+guide (https://docs.pytorch.org/xla/master/perf/amp.html): TPUs compute in bfloat16
+natively, and bfloat16 keeps float32's exponent range, so it needs no loss scaling.
+"""
+
+# This docstring is the family's section of docs/rules.md (python -m migrate_xla.docs).
+# The rules are in the modules of this package (migrate_xla/registry.py finds them):
+#   autocast.py         XLA401 cuda-autocast
+#   grad_scaler.py      XLA402 grad-scaler, XLA403 grad-scaler-call, XLA404 syncfree-optimizer
+#   float16.py          XLA405 float16-to-bfloat16
+#   scaler_analysis.py  what a file does with its GradScalers (XLA402-XLA404 share it)
+#   dtype_choices.py    where an autocast's dtype is chosen (XLA401 and XLA405 share it)
+#   walk.py             the walk both analyses make
+#   common.py           names and helpers the rules share

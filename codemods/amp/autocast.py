@@ -1,0 +1,233 @@
+"""XLA401: CUDA autocast becomes XLA autocast, float16 bfloat16 where it is chosen (the
+migration guide's "Automatic Mixed Precision")."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.amp.common import (
+    AMP_GUIDE,
+    CUDA_CUSTOM,
+    DEVICE_AUTOCAST,
+    HALF,
+    arg_index,
+    autocast_positions,
+    keyword_arg,
+    torch_module,
+)
+from codemods.amp.dtype_choices import dtype_choices
+from codemods.amp.walk import target_key
+from codemods.shared.device_values import xla_string
+from migrate_xla.rule import (
+    CUDA_WORD,
+    SAFE,
+    TORCH_XLA,
+    Rule,
+    append_keyword,
+    call_arg,
+    code_of,
+    parse_expr,
+    snippet,
+    string_value,
+)
+
+
+class CudaAutocast(Rule):
+    """CUDA autocast becomes XLA autocast; float16 becomes bfloat16, where it is chosen.
+
+    Guide, "Automatic Mixed Precision": TPUs compute in bfloat16 natively, and bfloat16
+    needs no GradScaler (XLA402 removes it). Of the two spellings the AMP guide shows,
+    this is the one torch_xla 2.9 can run everywhere: ``torch_xla.amp.autocast(device)``
+    only works on TPU and Neuron devices (on CPU PJRT it prints "AMP only supported for
+    XLA:TPU. Ignoring autocast." and then fails when entered), while ``torch.autocast("xla",
+    dtype=torch.bfloat16)``, which the guide recommends for scripts that run on TPUs, is
+    plain PyTorch, works on every PJRT device and prints no warning.
+
+    Recognised however imported: ``torch.cuda.amp.autocast(...)`` and ``torch.autocast`` /
+    ``torch.amp.autocast`` whose device is ``"cuda"``, a CUDA/CPU choice, a variable this
+    file assigned one to (``device_type = "cuda" if "cuda" in device else "cpu"``), or any
+    device with ``dtype=torch.float16``; as a ``with`` or as a decorator. ``enabled=`` and
+    ``cache_enabled=`` are kept. A ``"cuda"`` device becomes ``"xla"``; a device variable
+    that XLA102 rewrites stays (``torch.autocast(device_type=device_type, ...)`` is valid
+    whether it holds ``"xla"`` or, where the script keeps a CPU branch, ``"cpu"``).
+
+    The dtype: a literal float16, or none (CUDA autocast's default is float16), becomes
+    ``torch.bfloat16``. A dtype the user chooses (``dtype=ptdtype``) stays, so that
+    ``--dtype=float32`` still trains in float32, and float16 becomes bfloat16 where it
+    is chosen, followed through the file: the ``torch.float16`` of a dtype table
+    (``{"float16": torch.float16, ...}[dtype]``), the string that picks it (``dtype =
+    "float16"``, an argparse default, ``getattr(torch, "float16")``), each branch of a
+    conditional. A conditional whose branches then agree and whose test only decides
+    (``"bfloat16" if torch.cuda.is_bf16_supported() else "float16"``: every XLA device
+    supports bfloat16) becomes its one value. These are safe, as the old replacement of
+    the whole dtype was: they change only what this autocast computes in (every name on
+    the way is used only to choose it, compared, or printed; a comparison such as a
+    GradScaler's ``enabled=(dtype == "float16")`` then says that no float16 is used,
+    which is true). A string is mapped only where its table has the bfloat16 key. Where
+    the choice is not in sight (a parameter, a function's result) or one of its names
+    is used for something else too (``model.to(ptdtype)``: XLA405's unsafe territory),
+    the autocast's own dtype becomes ``torch.bfloat16 if ptdtype == torch.float16 else
+    ptdtype``, which keeps every other choice. The decorators of custom
+    autograd functions, ``torch.cuda.amp.custom_fwd`` / ``custom_bwd``, become
+    ``torch.amp.custom_fwd(device_type="xla")`` (a float16 ``cast_inputs`` becomes bfloat16).
+    """
+
+    CODE = "XLA401"
+    NAME = "cuda-autocast"
+    SUMMARY = "CUDA autocast becomes XLA autocast; float16 becomes bfloat16 where it is chosen"
+    FIX = SAFE
+    TRIGGERS = (r"autocast",)
+    CONTEXT = (CUDA_WORD, r"float16|fp16|half")  # the device variables; where a dtype is chosen
+    BEFORE = "with torch.cuda.amp.autocast():\n    loss = model(x)\n"
+    AFTER = 'with torch.autocast("xla", dtype=torch.bfloat16):\n    loss = model(x)\n'
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.choices = dtype_choices(self.ctx, node)
+
+    def _custom(self, original, updated, name: str, args: list[cst.Arg]):
+        """``torch.cuda.amp.custom_fwd`` / ``custom_bwd``, bare or called with ``args``."""
+        torch, imports = torch_module(self.ctx)
+        args = [keyword_arg("device_type", cst.SimpleString('"xla"')), *args]
+        replacement = cst.Call(parse_expr(f"{torch}.amp.{CUDA_CUSTOM[name]}"), args)
+        return self.replace(
+            original,
+            updated,
+            replacement,
+            f"`{snippet(original)}` -> `{code_of(replacement)}`: autocast on XLA; see {AMP_GUIDE}",
+            imports=imports,
+            drop_if_unused=self.ctx.import_behind(original),
+        )
+
+    def leave_Decorator(self, original: cst.Decorator, updated: cst.Decorator):
+        name = self.qualname(original.decorator)  # bare @torch.cuda.amp.custom_fwd
+        if name not in CUDA_CUSTOM:
+            return updated
+        return updated.with_changes(decorator=self._custom(original.decorator, updated.decorator, name, []))
+
+    # -- where float16 is chosen ------------------------------------------------------
+    def _chosen(self, original, updated, replacement):
+        code, choice = self.choices.sites[id(original)]
+        through = ", ".join(f"`{key}`" for key in choice.keys)
+        return self.replace(
+            original,
+            updated,
+            replacement,
+            f"`{snippet(original)}` -> `{snippet(replacement)}`: this chooses the dtype autocast computes in"
+            f"{f' (through {through})' if through else ''}; XLA autocast computes in bfloat16, which TPUs "
+            f"compute in natively and which needs no GradScaler; see {AMP_GUIDE}",
+        )
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
+        if id(original) not in self.choices.sites:
+            return updated
+        return self._chosen(original, updated, updated.with_changes(attr=cst.Name("bfloat16")))
+
+    def leave_SimpleString(self, original: cst.SimpleString, updated: cst.SimpleString):
+        if id(original) not in self.choices.sites:
+            return updated
+        return self._chosen(original, updated, updated.with_changes(value=self.choices.sites[id(original)][0]))
+
+    def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp):
+        choice = self.choices.merged.get(id(original))
+        if choice is None:
+            return updated
+        self.ctx.forget_fixes_inside(original)
+        replacement = updated.body
+        return self.replace(
+            original,
+            updated,
+            replacement,
+            f"`{snippet(original)}` -> `{snippet(replacement)}`: once float16 is bfloat16 both branches "
+            f"agree (every XLA device supports bfloat16); this chooses the dtype autocast computes in; see {AMP_GUIDE}",
+        )
+
+    # -- the autocast ---------------------------------------------------------------
+    def leave_Call(self, original: cst.Call, updated: cst.Call):
+        name = self.qualname(original.func)
+        if name in CUDA_CUSTOM and not any(a.star for a in original.args):
+            args = []
+            for old, new in zip(original.args, updated.args):
+                if old.keyword is not None and old.keyword.value == "cast_inputs" and self.qualname(old.value) in HALF:
+                    self.ctx.forget_fixes_inside(old)
+                    new = new.with_changes(value=parse_expr(f"{torch_module(self.ctx)[0]}.bfloat16"))
+                args.append(new)
+            return self._custom(original, updated, name, args)
+        positions = autocast_positions(self.ctx, original, self.choices.cuda_variables)
+        if positions is None or any(a.star for a in original.args):
+            return updated
+        dtype_at, enabled_at, cache_at = positions
+        torch, imports = torch_module(self.ctx)
+        dtype_value, why = self._dtype(original, updated, dtype_at, torch)
+        device = call_arg(original, 0, "device_type") if self.qualname(original.func) in DEVICE_AUTOCAST else None
+        if device is not None and target_key(device.value) in self.choices.device_variables:
+            return self._keep_device(original, updated, dtype_at, dtype_value, why)
+        like = device.value if device is not None and string_value(device.value) is not None else original
+        args = [cst.Arg(xla_string(like)), keyword_arg("dtype", dtype_value)]
+        for keyword, position in (("enabled", enabled_at), ("cache_enabled", cache_at)):
+            index = arg_index(original, position, keyword)
+            if index is not None:
+                args.append(keyword_arg(keyword, updated.args[index].value))
+        replacement = cst.Call(parse_expr(f"{torch}.autocast"), args, lpar=updated.lpar, rpar=updated.rpar)
+        self.ctx.forget_fixes_inside(original.func)
+        if device is not None:
+            self.ctx.forget_fixes_inside(device)
+        return self.replace(
+            original,
+            updated,
+            replacement,
+            f"`{snippet(original)}` -> `{code_of(replacement)}`: TPUs compute in bfloat16, which "
+            f"needs no GradScaler{why}; see {AMP_GUIDE}",
+            imports=[TORCH_XLA, *imports],
+            drop_if_unused=self.ctx.import_behind(original.func),
+        )
+
+    def _dtype(
+        self, original: cst.Call, updated: cst.Call, dtype_at: int, torch: str
+    ) -> tuple[cst.BaseExpression, str]:
+        """The migrated autocast's dtype, and what the message says about it."""
+        index = arg_index(original, dtype_at, "dtype")
+        choice = self.choices.choices.get(id(original.args[index].value)) if index is not None else None
+        if choice is None:  # float16, or CUDA's default float16
+            return parse_expr(f"{torch}.bfloat16"), ""
+        value = updated.args[index].value
+        if choice.mapped:
+            return (
+                value,
+                f"; the dtype `{snippet(value)}` is kept: float16 becomes bfloat16 where it is chosen"
+                if choice.sites
+                else "",
+            )
+        if choice.unknown is not None:
+            reads = f" (it reads `{choice.unknown}`)" if choice.unknown != snippet(value) else ""
+            why = f"xla-migrate cannot see where `{snippet(value)}` is chosen{reads}"
+        else:
+            why = f"`{snippet(value)}` is also used outside autocast (`{snippet(choice.shared)}`)"
+        if not isinstance(value, (cst.Name, cst.Attribute)):
+            self.flag(
+                original,
+                f"{why}: if it can be float16, choose bfloat16 there (TPUs compute in "
+                f"bfloat16 natively, and it needs no GradScaler); see {AMP_GUIDE}",
+            )
+            return value, ""
+        code = code_of(value)
+        guarded = parse_expr(f"{torch}.bfloat16 if {code} == {torch}.float16 else {code}")
+        return guarded, f"; {why}, so float16 becomes bfloat16 here and any other choice is kept"
+
+    def _keep_device(self, original, updated, dtype_at, dtype_value, why):
+        """``torch.autocast(device_type=device_type, dtype=...)``: XLA102 rewrites the variable."""
+        index = arg_index(original, dtype_at, "dtype")
+        if index is None:
+            replacement = append_keyword(updated, "dtype", dtype_value)
+        else:
+            args = list(updated.args)
+            args[index] = args[index].with_changes(value=dtype_value)
+            replacement = updated.with_changes(args=args)
+        if replacement.deep_equals(updated):
+            return updated  # the dtype is mapped where it is chosen
+        return self.replace(
+            original,
+            updated,
+            replacement,
+            f"`{snippet(original)}` -> `{snippet(replacement)}`: the device variable is the XLA device; "
+            f"TPUs compute in bfloat16, which needs no GradScaler{why}; see {AMP_GUIDE}",
+        )

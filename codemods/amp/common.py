@@ -1,0 +1,65 @@
+"""What the XLA4xx rules share: the mixed-precision names they match, and how a
+replacement spells ``torch``, finds an argument, or makes one."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.shared.device_values import AMP_DEVICE_CALLS, is_cuda_value
+from migrate_xla.rule import EQUAL, FileContext, Import, call_arg, code_of, string_value
+
+AMP_GUIDE = "https://docs.pytorch.org/xla/master/perf/amp.html"
+CUDA_AUTOCAST = frozenset({"torch.cuda.amp.autocast", "torch.cuda.amp.autocast_mode.autocast"})
+DEVICE_AUTOCAST = frozenset(name for name in AMP_DEVICE_CALLS if name.endswith("autocast"))
+CUDA_SCALER = frozenset({"torch.cuda.amp.GradScaler", "torch.cuda.amp.grad_scaler.GradScaler"})
+DEVICE_SCALER = frozenset(name for name in AMP_DEVICE_CALLS if name.endswith("GradScaler"))
+HALF = frozenset({"torch.float16", "torch.half"})
+CUDA_CUSTOM = {"torch.cuda.amp.custom_fwd": "custom_fwd", "torch.cuda.amp.custom_bwd": "custom_bwd"}
+BFLOAT16 = "torch.bfloat16"
+NO_SCALING = "bfloat16 needs no loss scaling"
+
+
+def torch_module(ctx: FileContext) -> tuple[str, list[Import]]:
+    """How this file spells ``torch`` (``t`` after ``import torch as t``), and the import
+    a replacement needs when the file does not import torch itself."""
+    local = ctx.binds("torch")
+    return (local, []) if local else ("torch", [Import("torch")])
+
+
+def arg_index(call: cst.Call, position: int | None, keyword: str) -> int | None:
+    """Where the argument passed at ``position`` or as ``keyword`` is in ``call.args``."""
+    arg = call_arg(call, position, keyword)
+    return None if arg is None else next(i for i, a in enumerate(call.args) if a is arg)
+
+
+def keyword_arg(name: str, value: cst.BaseExpression) -> cst.Arg:
+    return cst.Arg(value, keyword=cst.Name(name), equal=EQUAL)
+
+
+def atomic(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """``expr``, parenthesized when it is moved somewhere a bare operator would bind wrongly."""
+    if expr.lpar or isinstance(
+        expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseString, cst.BaseNumber)
+    ):
+        return expr
+    return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def autocast_positions(names: FileContext, call: cst.Call, cuda_variables: set[str]) -> tuple[int, int, int] | None:
+    """Positions of ``dtype``, ``enabled`` and ``cache_enabled`` if ``call`` is CUDA autocast:
+    ``torch.cuda.amp.autocast``, or ``torch.autocast`` on ``"cuda"``, on a CUDA/CPU choice, on
+    a variable the file assigned one to, or on any device variable with a float16 dtype."""
+    name = names.qualname(call.func)
+    if name in CUDA_AUTOCAST:
+        return 1, 0, 2  # torch.cuda.amp.autocast(enabled, dtype, cache_enabled)
+    if name not in DEVICE_AUTOCAST:
+        return None
+    device = call_arg(call, 0, "device_type")
+    dtype = call_arg(call, 1, "dtype")
+    if device is None:
+        return None
+    cuda = is_cuda_value(device.value) or code_of(device.value) in cuda_variables
+    half = dtype is not None and names.qualname(dtype.value) in HALF
+    if cuda or (half and string_value(device.value) is None):
+        return 1, 2, 3  # torch.autocast(device_type, dtype, enabled, cache_enabled)
+    return None

@@ -1,0 +1,313 @@
+"""Where the dtype of a CUDA autocast is chosen: the analysis XLA401 and XLA405 share.
+
+XLA401 maps float16 to bfloat16 where an autocast's dtype is chosen (a dtype table, a
+config string, an argparse default, each branch of a conditional) when every source is in
+sight and only feeds autocast; XLA405 keeps off those places."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from codemods.amp.common import BFLOAT16, HALF, autocast_positions
+from codemods.amp.walk import is_reference, target_key, use_context, walk
+from codemods.shared.device_values import is_cuda_value, names_device
+from migrate_xla.rule import FileContext, call_arg, snippet, string_value
+
+# float16 spelled as a string, and what it becomes: for a dtype table's key, a config or
+# an argparse default (``"fp16"`` -> ``"bf16"`` only where the table has that key), and
+# for ``getattr(torch, name)``.
+CHOICE_STRINGS = {"float16": "bfloat16", "fp16": "bf16", "half": "bfloat16"}
+GETATTR_HALF = {"float16": "bfloat16", "half": "bfloat16"}
+# Expressions a merged ``a if test else a`` may drop: their evaluation does nothing.
+_PURE = (
+    cst.Name,
+    cst.Attribute,
+    cst.Comparison,
+    cst.BooleanOperation,
+    cst.UnaryOperation,
+    cst.SimpleString,
+    cst.Integer,
+    cst.Float,
+    cst.Subscript,
+    cst.Index,
+    cst.SubscriptElement,
+)
+
+
+@dataclass
+class Choice:
+    """How the dtype expression of one CUDA autocast is chosen in this file."""
+
+    sites: dict[int, str] = field(default_factory=dict)  # id(float16 node) -> its bfloat16 code
+    quoted: dict[int, cst.CSTNode] = field(default_factory=dict)  # id(site) -> the site, for messages
+    branches: list[cst.IfExp] = field(default_factory=list)  # conditionals the choice goes through
+    keys: dict[str, None] = field(default_factory=dict)  # the names it passes through, in order
+    read: set[int] = field(default_factory=set)  # id of each reference the choice reads
+    unknown: str | None = None  # what it depends on that the file does not show
+    shared: cst.CSTNode | None = None  # a use of one of its names outside the choice
+
+    @property
+    def mapped(self) -> bool:
+        """Its float16 is mapped where it is chosen: every source is in sight and only feeds autocast."""
+        return self.unknown is None and self.shared is None
+
+
+@dataclass
+class DtypeChoices:
+    """The choices of every CUDA autocast of the file whose dtype is an expression."""
+
+    choices: dict[int, Choice] = field(default_factory=dict)  # id(autocast's dtype expression) -> choice
+    sites: dict[int, tuple[str, Choice]] = field(default_factory=dict)  # the nodes XLA401 rewrites
+    merged: dict[int, Choice] = field(default_factory=dict)  # id(IfExp) whose branches agree once mapped
+    cuda_variables: set[str] = field(default_factory=set)  # names the file assigns a CUDA device choice
+    device_variables: set[str] = field(default_factory=set)  # those of them XLA102 rewrites
+
+
+def dtype_choices(ctx: FileContext, module: cst.Module) -> DtypeChoices:
+    """The analysis of ``module``, made once per file for XLA401 and XLA405."""
+    if "dtype_choices" not in ctx.shared:  # XLA405 alone wakes on files without autocast: no walk there
+        ctx.shared["dtype_choices"] = _ChoiceFinder(ctx, module).result if "autocast" in ctx.source else DtypeChoices()
+    return ctx.shared["dtype_choices"]
+
+
+def _reads_keys(ref: cst.CSTNode, ancestors: tuple) -> bool:
+    """``list(DTYPES)``, ``sorted(DTYPES)``, ``DTYPES.keys()``: a table's keys, which stay; and
+    ``print(dtype)``, which after the mapping prints the dtype the run uses."""
+    p1, p2, p3 = (*ancestors, None, None, None)[:3]
+    if isinstance(p1, cst.Attribute) and p1.value is ref and p1.attr.value == "keys":
+        return isinstance(p2, cst.Call) and p2.func is p1
+    if not (isinstance(p1, cst.Arg) and isinstance(p2, cst.Call) and isinstance(p2.func, cst.Name)):
+        return False
+    return p2.func.value == "print" or (len(p2.args) == 1 and p2.func.value in ("list", "sorted", "tuple", "set"))
+
+
+class _ChoiceFinder:
+    """Follows an autocast's ``dtype=`` back to where it is chosen: names assigned in the
+    file (matched by spelling, as the scaler analysis does), dtype tables (``{...}[key]``),
+    ``getattr(torch, name)``, conditionals and argparse defaults."""
+
+    def __init__(self, ctx: FileContext, module: cst.Module) -> None:
+        self.names = FileContext()
+        self.values: dict[str, list[cst.CSTNode]] = defaultdict(list)
+        self.opaque: dict[str, cst.CSTNode] = {}  # names bound some other way (parameter, loop, +=)
+        self.refs: dict[str, list[tuple[cst.CSTNode, tuple]]] = defaultdict(list)
+        self.options: dict[str, cst.Call] = {}  # argparse dest -> its add_argument call
+        calls: list[cst.Call] = []
+        for node, ancestors in walk(module):
+            node_type = type(node)
+            if node_type is cst.Import or node_type is cst.ImportFrom:
+                self.names.learn_import(node)
+            elif node_type is cst.Name or node_type is cst.Attribute:
+                key = node.value if node_type is cst.Name else target_key(node)
+                if key is not None and is_reference(node, ancestors[0] if ancestors else None):
+                    self.refs[key].append((node, ancestors))
+            elif node_type is cst.Call:
+                calls.append(node)
+                self._learn_option(node)
+            elif node_type is cst.Assign:
+                for target in node.targets:
+                    self._bind(target.target, node.value)
+            elif node_type is cst.AnnAssign:
+                self._bind(node.target, node.value)
+            elif node_type is cst.AugAssign or node_type is cst.For or node_type is cst.CompFor:
+                self._bind(node.target, None)
+            elif node_type is cst.WithItem and node.asname is not None:
+                self._bind(node.asname.name, None)
+            elif node_type is cst.Param:
+                self._bind(node.name, None)
+        result = self.result = DtypeChoices()
+        cuda = {key for key, values in self.values.items() if any(is_cuda_value(v) for v in values)}
+        result.cuda_variables = cuda
+        result.device_variables = {key for key in cuda if names_device(key.rsplit(".", 1)[-1])}
+        dtypes = []
+        for call in calls:
+            positions = autocast_positions(self.names, call, cuda)
+            dtype = call_arg(call, positions[0], "dtype") if positions is not None else None
+            if dtype is not None and not dtype.star and self.names.qualname(dtype.value) not in HALF:
+                dtypes.append(dtype.value)
+        self.autocast_dtypes = {id(d) for d in dtypes}  # the uses every choice may share
+        if dtypes:
+            ctx.need_whole_module()  # the names they read may be anywhere in the file
+        for dtype in dtypes:
+            choice = Choice()
+            self._dtype(choice, dtype)
+            self._check_shared(choice)
+            result.choices[id(dtype)] = choice
+            if choice.mapped:
+                result.sites.update((key, (code, choice)) for key, code in choice.sites.items())
+                result.merged.update((id(b), choice) for b in choice.branches if self._merges(choice, b))
+
+    def _bind(self, target: cst.CSTNode, value: cst.CSTNode | None) -> None:
+        key = target_key(target)
+        if key is not None and value is not None:
+            self.values[key].append(value)
+        elif key is not None:
+            self.opaque.setdefault(key, target)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind(element.value, None)
+
+    def _learn_option(self, call: cst.Call) -> None:
+        """``parser.add_argument("--dtype", default=...)``: ``args.dtype`` starts there."""
+        if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "add_argument"):
+            return
+        flags = [string_value(a.value) for a in call.args if a.keyword is None]
+        dest = call_arg(call, None, "dest")
+        name = (
+            string_value(dest.value)
+            if dest is not None
+            else next((f.lstrip("-").replace("-", "_") for f in flags if f and f.startswith("--")), None)
+        )
+        if name:
+            self.options[name] = None if name in self.options else call  # twice: not followed
+
+    # -- following a choice -----------------------------------------------------------
+    def _site(self, choice: Choice, node: cst.CSTNode, code: str) -> None:
+        choice.sites[id(node)] = code
+        choice.quoted[id(node)] = node
+
+    def _name(self, choice: Choice, node: cst.CSTNode) -> list[cst.CSTNode] | None:
+        """The values a name (``ptdtype``, ``args.dtype``) is given, or None."""
+        key = target_key(node)
+        if key is None or key in self.opaque:
+            return None
+        if key in choice.keys:
+            choice.read.add(id(node))
+            return []  # already followed
+        values = self.values.get(key)
+        if not values and "." in key:
+            option = self.options.get(key.rsplit(".", 1)[-1])
+            default = call_arg(option, None, "default") if option is not None else None
+            values = [default.value] if default is not None else None
+        if values:
+            choice.read.add(id(node))
+            choice.keys[key] = None
+        return values or None
+
+    def _unknown(self, choice: Choice, node: cst.CSTNode) -> None:
+        choice.unknown = choice.unknown or snippet(node)
+
+    def _dtype(self, choice: Choice, node: cst.CSTNode) -> None:
+        """Follow an expression that is a torch dtype."""
+        name = self.names.qualname(node)
+        if name in HALF:
+            self._site(choice, node, BFLOAT16)
+        elif name is not None and name.startswith("torch."):
+            return
+        elif isinstance(node, cst.IfExp):
+            choice.branches.append(node)
+            self._dtype(choice, node.body)
+            self._dtype(choice, node.orelse)
+        elif isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            keys = self._table(choice, node.value)
+            if keys is not None:
+                self._string(choice, node.slice[0].slice.value, keys, required=False)
+        elif isinstance(node, cst.Call) and self._is_getattr_torch(node):
+            self._string(choice, node.args[1].value, set(GETATTR_HALF.values()), required=True)
+        elif isinstance(node, (cst.Name, cst.Attribute)):
+            values = self._name(choice, node)
+            if values is None:
+                self._unknown(choice, node)
+            for value in values or ():
+                self._dtype(choice, value)
+        else:
+            self._unknown(choice, node)
+
+    def _is_getattr_torch(self, call: cst.Call) -> bool:
+        return (
+            isinstance(call.func, cst.Name)
+            and call.func.value == "getattr"
+            and len(call.args) == 2
+            and all(a.keyword is None and not a.star for a in call.args)
+            and self.names.qualname(call.args[0].value) == "torch"
+        )
+
+    def _table(self, choice: Choice, node: cst.CSTNode) -> set[str] | None:
+        """Follow a dtype table (``{"float16": torch.float16, ...}``); its string keys."""
+        if isinstance(node, cst.Dict):
+            keys = set()
+            for element in node.elements:
+                if not isinstance(element, cst.DictElement):
+                    self._unknown(choice, element)
+                    return None
+                keys.add(string_value(element.key))
+                self._dtype(choice, element.value)
+            return keys
+        values = self._name(choice, node) if isinstance(node, (cst.Name, cst.Attribute)) else None
+        if not values:
+            self._unknown(choice, node)
+            return None
+        keys: set[str] = set()
+        for value in values:
+            found = self._table(choice, value)
+            if found is None:
+                return None
+            keys |= found
+        return keys
+
+    def _string(self, choice: Choice, node: cst.CSTNode, valid: set, required: bool) -> None:
+        """Follow the string that picks a dtype: a table key, or a name for getattr(torch, ...).
+        float16 becomes bfloat16 where the result is still valid (the table has that key)."""
+        value = string_value(node)
+        if isinstance(node, cst.SimpleString) and value is not None:
+            if CHOICE_STRINGS.get(value) in valid:
+                quote = node.quote
+                self._site(choice, node, f"{node.prefix}{quote}{CHOICE_STRINGS[value]}{quote}")
+        elif isinstance(node, cst.IfExp):
+            choice.branches.append(node)
+            self._string(choice, node.body, valid, required)
+            self._string(choice, node.orelse, valid, required)
+        elif isinstance(node, (cst.Name, cst.Attribute)):
+            values = self._name(choice, node)
+            if values is None and required:
+                self._unknown(choice, node)
+            for value in values or ():
+                self._string(choice, value, valid, required)
+        elif required:
+            self._unknown(choice, node)
+
+    def _check_shared(self, choice: Choice) -> None:
+        """A name of the choice used outside it: mapping float16 there would change that use too.
+        Comparisons (``dtype == "float16"``, which enables a GradScaler), f-strings and
+        ``print`` may read it: after the mapping they see the dtype the run computes in."""
+        for key in choice.keys:
+            for ref, ancestors in self.refs[key]:
+                parent = ancestors[0] if ancestors else None
+                if (
+                    id(ref) in choice.read
+                    or id(ref) in self.autocast_dtypes
+                    or isinstance(
+                        parent, (cst.AssignTarget, cst.ComparisonTarget, cst.Comparison, cst.FormattedStringExpression)
+                    )
+                ):
+                    continue
+                if isinstance(parent, cst.AnnAssign) and parent.target is ref:
+                    continue
+                if _reads_keys(ref, ancestors):
+                    continue
+                choice.shared = choice.shared or use_context(ref, ancestors)
+
+    def _merges(self, choice: Choice, branch: cst.IfExp) -> bool:
+        """``"bfloat16" if cuda_has_bf16 else "float16"``: both branches agree once mapped, and
+        the test does nothing but decide (so it can go)."""
+
+        def meaning(node):
+            if id(node) in choice.sites:
+                return CHOICE_STRINGS[string_value(node)] if isinstance(node, cst.SimpleString) else BFLOAT16
+            return string_value(node) if isinstance(node, cst.SimpleString) else self.names.qualname(node)
+
+        body, orelse = meaning(branch.body), meaning(branch.orelse)
+        if body is None or body != orelse:
+            return False
+        for node, _ in walk(branch.test):
+            if isinstance(node, cst.Call):
+                if not (self.names.qualname(node.func) or "").startswith("torch."):
+                    return False
+            elif (
+                isinstance(node, cst.BaseExpression) and not isinstance(node, _PURE) and not isinstance(node, cst.Call)
+            ):
+                return False
+        return True

@@ -1,0 +1,96 @@
+"""XLA810: ``torch.compile`` with the default (inductor) backend gets
+``backend="openxla"`` (unsafe; the migration guide's "Unsupported Operations")."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.cuda_only.common import DYNAMO_DOC
+from migrate_xla.rule import EQUAL, UNSAFE, Rule, append_keyword, call_arg, code_of, snippet, string_value
+
+INDUCTOR_ONLY = {"cudagraphs"}
+
+
+class TorchCompileBackend(Rule):
+    """``torch.compile`` with the default (inductor) backend gets ``backend="openxla"``.
+
+    Guide, "Unsupported Operations"; PyTorch/XLA's "TorchDynamo integration"
+    (https://docs.pytorch.org/xla/master/perf/dynamo.html): inductor
+    generates Triton (GPU) or C++ (CPU) code and cannot compile for an XLA device;
+    ``backend="openxla"`` hands Dynamo's graphs to XLA. The fix is unsafe: Dynamo
+    training on XLA is experimental, and dropping ``torch.compile`` is the other choice,
+    since XLA compiles the step's graph anyway. ``mode=`` (other than ``"default"``) and
+    ``options=`` tune inductor and are passed on to the backend, and
+    ``backend="cudagraphs"`` is CUDA graphs: those are flagged. A bare ``@torch.compile``
+    decorator becomes ``@torch.compile(backend="openxla")``. Other backends (``openxla``,
+    ``eager``, ``aot_eager``, a variable, a function) are left as written.
+    """
+
+    CODE = "XLA810"
+    NAME = "torch-compile-backend"
+    SUMMARY = "torch.compile's inductor backend becomes backend='openxla'; max-autotune / reduce-overhead are flagged"
+    FIX = UNSAFE
+    SEVERITY = "error"
+    TRIGGERS = (r"\.compile\b(?<!\bre\.compile)", r"import[^\n]*\bcompile\b")  # not re.compile
+    BEFORE = "model = torch.compile(model)\n"
+    AFTER = 'model = torch.compile(model, backend="openxla")\n'
+
+    MESSAGE = (
+        "`{code}` compiles with inductor, which generates GPU (Triton) or CPU code, not XLA: "
+        '`backend="openxla"` compiles for the XLA device (or drop `torch.compile`: XLA compiles the '
+        f"training step anyway); see {DYNAMO_DOC}"
+    )
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call):
+        if self.qualname(original.func) != "torch.compile" or any(a.star for a in original.args):
+            return updated
+        backend = call_arg(original, None, "backend")
+        name = string_value(backend.value) if backend is not None else "inductor"
+        if name not in ("inductor", *INDUCTOR_ONLY):
+            return updated
+        tuning = [
+            a
+            for a in original.args
+            if a.keyword is not None
+            and (
+                (a.keyword.value == "mode" and string_value(a.value) != "default" and code_of(a.value) != "None")
+                or (a.keyword.value == "options" and code_of(a.value) != "None")
+            )
+        ]
+        if name in INDUCTOR_ONLY or tuning:
+            tuned = backend if name in INDUCTOR_ONLY else tuning[0]
+            what = f"`{tuned.keyword.value}={snippet(tuned.value)}`"
+            self.flag(
+                original,
+                f"{what} tunes torch.compile for NVIDIA GPUs (CUDA graphs, Triton autotuning) and has no XLA "
+                'meaning: compile with `torch.compile(..., backend="openxla")` and no mode / options, or drop '
+                f"`torch.compile` (XLA compiles the training step anyway); see {DYNAMO_DOC}",
+            )
+            return updated
+        openxla = cst.SimpleString('"openxla"')
+        if backend is None:
+            replacement = append_keyword(updated, "backend", openxla)
+        else:
+            replacement = updated.with_changes(
+                args=[
+                    a.with_changes(value=openxla) if a.keyword is not None and a.keyword.value == "backend" else a
+                    for a in updated.args
+                ]
+            )
+        return self.replace(original, updated, replacement, self.MESSAGE.format(code=snippet(original)))
+
+    def leave_Decorator(self, original: cst.Decorator, updated: cst.Decorator):
+        if not isinstance(original.decorator, (cst.Name, cst.Attribute)):
+            return updated
+        if self.qualname(original.decorator) != "torch.compile":
+            return updated
+        call = cst.Call(
+            func=updated.decorator,
+            args=[cst.Arg(cst.SimpleString('"openxla"'), keyword=cst.Name("backend"), equal=EQUAL)],
+        )
+        return self.replace(
+            original.decorator,
+            updated,
+            updated.with_changes(decorator=call),
+            self.MESSAGE.format(code="@" + snippet(original.decorator)),
+        )

@@ -1,0 +1,112 @@
+"""XLA801-XLA803: CUDA streams, events and graphs are flagged (the migration guide's
+"Unsupported Operations", "Debugging and Profiling", "Understanding Lazy Execution")."""
+
+from __future__ import annotations
+
+from codemods.cuda_only.common import GUIDE, PROFILING_DOC, CudaOnlyApi
+from migrate_xla.rule import CUDA_WORD, names_trigger
+
+
+class CudaStream(CudaOnlyApi):
+    """CUDA streams are flagged: XLA has no user-visible streams.
+
+    Guide, "Unsupported Operations": a ``torch.cuda.Stream``, ``with
+    torch.cuda.stream(s):`` or ``torch.cuda.current_stream().wait_stream(s)`` orders
+    work on an NVIDIA GPU; XLA orders the work of a step itself, so the stream code
+    goes and what ran on the side stream runs in order. Names bound to a stream are
+    flagged where used (``s.synchronize()``).
+    """
+
+    CODE = "XLA801"
+    NAME = "cuda-stream"
+    SUMMARY = "torch.cuda.Stream, torch.cuda.stream(...) and wait_stream are flagged"
+    TRACK = True
+    APIS = {
+        api: "is a CUDA stream: XLA has no user streams and orders device work itself; remove it "
+        f"and run the code it wrapped in order; see {GUIDE}"
+        for api in (
+            "torch.cuda.Stream",
+            "torch.cuda.stream",
+            "torch.cuda.current_stream",
+            "torch.cuda.default_stream",
+            "torch.cuda.set_stream",
+            "torch.cuda.StreamContext",
+            "torch.cuda.ExternalStream",
+            "torch.cuda.streams.",
+        )
+    }
+    # A finding needs a name under one of APIS (a tracked name was first one of them)
+    TRIGGERS = (names_trigger(*APIS),)
+    REQUIRES = (CUDA_WORD,)
+    BEFORE = "side = torch.cuda.Stream()\nwith torch.cuda.stream(side):\n    y = model(x)\n"
+    AFTER = (
+        f"# TODO(xla-migrate): XLA801 `torch.cuda.Stream` {APIS['torch.cuda.Stream']}\n"
+        "side = torch.cuda.Stream()\n"
+        f"# TODO(xla-migrate): XLA801 `torch.cuda.stream` {APIS['torch.cuda.Stream']}\n"
+        "with torch.cuda.stream(side):\n    y = model(x)\n"
+    )
+
+
+class CudaEvent(CudaOnlyApi):
+    """CUDA events are flagged: they time nothing on XLA.
+
+    Guide, "Debugging and Profiling": GPU timing tools do not see XLA work, and XLA runs
+    a step lazily, when ``torch_xla.sync()`` comes, so ``start.record()`` /
+    ``end.elapsed_time(start)`` would measure tracing, not the device. Names bound to an
+    event are flagged where used.
+    """
+
+    CODE = "XLA802"
+    NAME = "cuda-event"
+    SUMMARY = "torch.cuda.Event and its record() / elapsed_time() timing are flagged"
+    TRACK = True
+    APIS = {
+        api: "is a CUDA event: XLA runs work lazily, so it times nothing; time a region with "
+        "`torch_xla.sync(wait=True)` then `time.perf_counter()` at each end, or trace it with "
+        f"`torch_xla.debug.profiler`; see {PROFILING_DOC}"
+        for api in ("torch.cuda.Event", "torch.cuda.streams.Event")
+    }
+    TRIGGERS = (names_trigger(*APIS),)  # as XLA801's
+    REQUIRES = (CUDA_WORD,)
+    BEFORE = "start = torch.cuda.Event(enable_timing=True)\nstart.record()\n"
+    AFTER = (
+        f"# TODO(xla-migrate): XLA802 `torch.cuda.Event` {APIS['torch.cuda.Event']}\n"
+        "start = torch.cuda.Event(enable_timing=True)\n"
+        f"# TODO(xla-migrate): XLA802 `start` holds a `torch.cuda.Event`, which {APIS['torch.cuda.Event']}\n"
+        "start.record()\n"
+    )
+
+
+class CudaGraph(CudaOnlyApi):
+    """CUDA graph capture is flagged: XLA compiles each step into a cached graph already.
+
+    Guide, "Understanding Lazy Execution": what ``torch.cuda.CUDAGraph`` /
+    ``torch.cuda.graph`` / ``make_graphed_callables`` buy on a GPU (one launch for a
+    whole step) is how XLA always runs. The capture, its static input buffers and
+    ``graph.replay()`` go; call the model directly. Names bound to a graph are flagged
+    where used (``g.replay()``).
+    """
+
+    CODE = "XLA803"
+    NAME = "cuda-graph"
+    SUMMARY = "torch.cuda.CUDAGraph, torch.cuda.graph and make_graphed_callables are flagged"
+    TRACK = True
+    APIS = {
+        api: "captures a CUDA graph: XLA already compiles each step into one cached graph; call the "
+        f"model directly and drop the capture, its static buffers and `replay()`; see {GUIDE}"
+        for api in (
+            "torch.cuda.CUDAGraph",
+            "torch.cuda.graph",
+            "torch.cuda.graphs.",
+            "torch.cuda.make_graphed_callables",
+        )
+    }
+    TRIGGERS = (names_trigger(*APIS),)  # as XLA801's
+    REQUIRES = (CUDA_WORD,)
+    BEFORE = "g = torch.cuda.CUDAGraph()\ng.replay()\n"
+    AFTER = (
+        f"# TODO(xla-migrate): XLA803 `torch.cuda.CUDAGraph` {APIS['torch.cuda.CUDAGraph']}\n"
+        "g = torch.cuda.CUDAGraph()\n"
+        f"# TODO(xla-migrate): XLA803 `g` holds a `torch.cuda.CUDAGraph`, which {APIS['torch.cuda.CUDAGraph']}\n"
+        "g.replay()\n"
+    )

@@ -1,0 +1,15 @@
+"""XLA1xx: every way training code picks and uses a CUDA device, moved to the XLA device.
+
+Follows the migration guide's "Device Handling" section: ``torch.device("cuda:0")``
+becomes the XLA device (``torch_xla.device()``, or the string ``"xla"`` where the
+code keeps device names as strings), and the ``torch.cuda`` runtime calls become
+their torch_xla meaning, or go away where they mean nothing on XLA.
+"""
+
+# This docstring is the family's section of docs/rules.md (python -m migrate_xla.docs).
+# The rules are in the modules of this package (migrate_xla/registry.py finds them):
+#   cuda_device.py   XLA101 cuda-device, XLA102 cuda-device-string, XLA103 cuda-method
+#   device_check.py  XLA104 cuda-device-check
+#   runtime.py       XLA105 cuda-runtime-call, XLA106 cuda-memory-query, XLA107 cuda-backend-flag
+#   map_location.py  XLA108 load-map-location
+#   swap_params.py   XLA109 swap-module-params

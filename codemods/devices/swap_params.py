@@ -1,0 +1,211 @@
+"""XLA109: modules moved to the XLA device keep their ``Parameter`` objects
+(``torch.__future__.set_swap_module_params_on_conversion(True)``)."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from codemods.shared.device_values import is_cuda_value, is_other_device, names_device, target_name
+from codemods.shared.statements import is_import_line
+from migrate_xla.rule import SAFE, TORCH, FileContext, Rule, call_arg, code_of, parse_expr, snippet, string_value, words
+
+SWAP_SWITCH = "torch.__future__.set_swap_module_params_on_conversion"
+
+# What a moved value is taken for a module by (besides `Net().to(device)` and a move whose
+# result is dropped, `model.cuda()`): its name.
+MODULE_NAME = re.compile(
+    r"model|net|module|encoder|decoder|generator|discriminator|critic|classifier|backbone|layer|block"
+    r"|transformer|gpt|bert|ema|teacher|student|policy|actor|head|embed|rnn|lstm|gru|cnn|mlp|^[gdm]$",
+    re.IGNORECASE,
+)
+DEVICE_WORD = re.compile(r"(^|_)(dev|rank|gpu|gpu_id)$", re.IGNORECASE)
+DDP_CLASSES = frozenset(
+    {
+        "torch.nn.parallel.DistributedDataParallel",
+        "torch.nn.parallel.distributed.DistributedDataParallel",
+    }
+)
+
+
+class SwapModuleParams(Rule):
+    """Modules moved to the XLA device keep their ``Parameter`` objects.
+
+    On CUDA, ``model.cuda()`` / ``model.to(device)`` changes each parameter in place
+    (``param.data = ...``): the ``Parameter`` objects stay. CPU to XLA is not such a move,
+    so torch_xla 2.9 puts a *new* ``Parameter`` in the module. Whatever held the old
+    objects now holds stale CPU tensors, silently: an optimizer, scheduler, EMA copy or
+    parameter list built before the move (a Trainer given an optimizer before it calls
+    ``model.cuda(gpu_id)``, a layer that builds ``self.opt = Adam(self.parameters())`` in
+    ``__init__``) updates tensors the model no longer uses, so the model never learns;
+    and weights tied by assignment (``self.wte.weight = self.lm_head.weight``) come
+    apart into two trained copies.
+
+    ``torch.__future__.set_swap_module_params_on_conversion(True)`` makes ``Module._apply``
+    swap each new tensor into the old ``Parameter`` (``torch.utils.swap_tensors``), so
+    every holder sees the device tensor, whatever the order of construction. Measured on
+    torch_xla 2.9, CPU PJRT: an AdamW built before the move trains to the CPU losses
+    (without it the loss never moves), a tied embedding stays one parameter, a model run
+    before the move and wrapped in DDP after it trains the same; nothing changes per step.
+    The switch is global: it is added once, after the imports of each file that moves a
+    module (``.cuda()``, or ``.to(<device>)`` on something taken for a module), so it
+    runs before the first move, also in processes ``torch_xla.launch`` starts.
+
+    What it changes besides: a move raises ("_apply(): Couldn't swap") instead of
+    copying when something else holds the parameter's tensor (a weak reference, such as
+    ``torch.compile``'s on a model compiled and run before the move; a view of the
+    parameter; the autograd graph of an output kept from before the move). And
+    ``load_state_dict`` swaps too, so it raises ("Expected use_count of t1 to be 1 or 2")
+    while DistributedDataParallel holds the parameters: a load after the DDP wrap is an
+    error-level finding (load before wrapping). A file that turns the switch off is one
+    too. See torch.__future__ and torch.utils.swap_tensors in the PyTorch reference.
+    """
+
+    CODE = "XLA109"
+    NAME = "swap-module-params"
+    SUMMARY = "files that move modules to the XLA device swap parameters on conversion (keeps optimizers and ties)"
+    FIX = SAFE
+    SEVERITY = "error"  # what stays is what the switch breaks
+    TRIGGERS = (r"\.cuda\(", r"\.to\(")
+    REQUIRES = (r"cuda|xla",)
+    CONTEXT = (words("set_swap_module_params_on_conversion", "load_state_dict", "DistributedDataParallel"),)
+    BEFORE = "import torch\n\nmodel = GPT(config)\noptimizer = torch.optim.AdamW(model.parameters())\nmodel.cuda()\n"
+    AFTER = (
+        "import torch\n\n"
+        "torch.__future__.set_swap_module_params_on_conversion(True)\n\n"
+        "model = GPT(config)\n"
+        "optimizer = torch.optim.AdamW(model.parameters())\n"
+        "model.cuda()\n"  # XLA103 makes it model.to(torch_xla.device())
+    )
+
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
+        self.first_move: cst.Call | None = None
+        self.first_move_top: cst.CSTNode | None = None  # the top-level statement that holds it
+        self.cuda_move = False  # a move to CUDA (.cuda(), .to("cuda")) is among them
+        self.switch: bool | None = None  # the file's own setting, when it has one
+        self.wrapped = False  # a DistributedDataParallel wrap came before, in code order
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = self.qualname(node.func)
+        if name == SWAP_SWITCH:
+            value = call_arg(node, 0, "value")
+            self.switch = not (value is not None and isinstance(value.value, cst.Name) and value.value.value == "False")
+            if not self.switch and self.first_move is not None:
+                self._flag_switched_off(node)
+            return
+        if name in DDP_CLASSES:
+            self.wrapped = True
+            return
+        func = node.func
+        if not isinstance(func, cst.Attribute) or name is not None:
+            return
+        swapping = self.switch or (self.switch is None and self.first_move is not None)
+        if func.attr.value == "load_state_dict" and self.wrapped and swapping and self._is_module(func.value):
+            self.flag(
+                node,
+                f"`{snippet(node)}` after the model was wrapped in DistributedDataParallel: with parameters "
+                "swapped on conversion, load_state_dict swaps them too and raises while DDP holds "
+                'them ("Expected use_count of t1 to be 1 or 2"); load the state dict before the DDP wrap',
+            )
+        elif self._moves_module(node):
+            if func.attr.value == "cuda" or any(is_cuda_value(a.value) for a in node.args):
+                self.cuda_move = True
+            if self.first_move is not None:
+                return
+            self.first_move = node
+            self.first_move_top = self.ctx.statements[0]
+            if self.switch is False:
+                self._flag_switched_off(node)
+
+    def _flag_switched_off(self, node: cst.CSTNode) -> None:
+        self.flag(
+            node,
+            f"`{snippet(node)}`: this file turns parameter swapping off, so a module moved to the XLA "
+            "device gets new Parameter objects: optimizers built before the move update stale CPU "
+            "tensors and tied weights come apart; move the module before anything holds its parameters",
+        )
+
+    def _moves_module(self, call: cst.Call) -> bool:
+        """``model.cuda()``, ``Net().to(device)``, ``self.model.to(device)`` (matched by shape)."""
+        method = call.func.attr.value
+        if method == "to":
+            where = call_arg(call, 0, "device")
+            if where is None or not self._names_device(where.value):
+                return False
+        elif method != "cuda":
+            return False
+        statement = self.ctx.statements[-1] if self.ctx.statements else None
+        result_dropped = isinstance(statement, cst.SimpleStatementLine) and any(
+            isinstance(small, cst.Expr) and small.value is call for small in statement.body
+        )
+        return result_dropped or self._is_module(call.func.value)
+
+    def _is_module(self, value: cst.BaseExpression) -> bool:
+        if isinstance(value, cst.Call):  # Net(...).to(device), nn.Linear(2, 2).cuda()
+            name = self.qualname(value.func) or code_of(value.func)
+            last = name.rsplit(".", 1)[-1]
+            return last[:1].isupper() and not last.endswith("Tensor") and not name.startswith("torch.Tensor")
+        return bool(MODULE_NAME.search(target_name(value)))
+
+    def _names_device(self, value: cst.BaseExpression) -> bool:
+        """A device the migration moves to: a CUDA one, or one named like a device.
+
+        Not an explicit XLA device (``torch_xla.device()``, ``"xla"``): code already
+        written for XLA is its author's, and the migrated moves were ``.cuda()`` or CUDA
+        names when this rule saw them."""
+        if is_cuda_value(value):
+            return True
+        if isinstance(value, cst.IfExp):
+            return self._names_device(value.body) or self._names_device(value.orelse)
+        if isinstance(value, cst.Call):
+            kind = call_arg(value, 0, "type") if self.qualname(value.func) == "torch.device" else None
+            return kind is not None and not is_other_device(kind.value) and string_value(kind.value) != "xla"
+        name = target_name(value)
+        return names_device(name) or bool(DEVICE_WORD.search(name))
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module):
+        if self.first_move is None or self.switch is not None:
+            return updated
+        if not self.cuda_move and not any(p.fixed for p in self.ctx.pending):
+            return updated  # nothing else migrated: code already written for XLA is its author's
+        # After the last import line before the top-level statement that holds the first
+        # move: every move runs after that statement starts (a move in a function runs
+        # only once the function is defined), so after the switch.
+        before = original.body[: next(i for i, s in enumerate(original.body) if s is self.first_move_top)]
+        anchors = [s for s in before if is_import_line(s)]
+        body = list(updated.body)
+        at = 0
+        if anchors:
+            at = next((i + 1 for i, s in enumerate(body) if s is anchors[-1]), None)
+            if at is None:  # a rule changed an import line: cannot happen (imports are scheduled)
+                return updated
+        else:
+            while at < len(body) and _is_docstring(body[at]):
+                at += 1
+        switch = cst.SimpleStatementLine(
+            body=[cst.Expr(parse_expr(f"{SWAP_SWITCH}(True)"))],
+            leading_lines=[cst.EmptyLine()] if at else [],
+        )
+        if at < len(body) and not body[at].leading_lines:
+            body[at] = body[at].with_changes(leading_lines=[cst.EmptyLine()])
+        body.insert(at, switch)
+        return self.replace(
+            self.first_move,
+            updated,
+            updated.with_changes(body=body),
+            f"`{snippet(self.first_move)}` moves a module to the XLA device, where it would get new "
+            f"Parameter objects: `{SWAP_SWITCH}(True)` added before it runs, so optimizers built "
+            "before the move and tied weights keep them (matched by shape)",
+            imports=[TORCH],
+        )
+
+
+def _is_docstring(statement: cst.BaseStatement) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )

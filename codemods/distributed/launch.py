@@ -1,0 +1,155 @@
+"""XLA601: ``mp.spawn(fn, args=..., nprocs=...)`` becomes ``torch_xla.launch(fn, args=...)``
+(the migration guide's "Distributed Training")."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.distributed.common import DDP_GUIDE
+from codemods.distributed.launch_plan import LAUNCH_WORDS, LaunchPlan, launch_plan
+from migrate_xla.rule import (
+    SAFE,
+    TORCH_XLA,
+    XR,
+    FileContext,
+    Rule,
+    call_arg,
+    code_of,
+    drop_items,
+    parse_expr,
+    string_value,
+)
+
+
+def _without(elements, index: int):
+    """Tuple elements without the one at ``index``; one left keeps its comma, so it stays a tuple."""
+    kept = drop_items(elements, lambda e: e is elements[index])
+    if len(kept) == 1 and not isinstance(kept[0].comma, cst.Comma):
+        kept[0] = kept[0].with_changes(comma=cst.Comma())
+    return kept
+
+
+class MpSpawnToLaunch(Rule):
+    """``mp.spawn(fn, args=..., nprocs=...)`` becomes ``torch_xla.launch(fn, args=...)``.
+
+    Guide, "Distributed Training": ``torch_xla.launch`` starts one process per XLA device
+    and calls ``fn(index, *args)`` with the global ordinal first, as ``mp.spawn`` passes
+    the process index. It takes no process count (``xmp.spawn`` refuses any ``nprocs``
+    but 1 or None; set ``PJRT_DEVICE`` / ``TPU_VISIBLE_CHIPS`` to use fewer devices), so
+    ``nprocs``, ``join`` and ``daemon`` go; ``start_method`` stays. A spawn that does not
+    join (``join=False``) is flagged: ``torch_xla.launch`` always waits.
+
+    A world size counted before the spawn (``world_size = torch.cuda.device_count()``)
+    cannot be counted on XLA before the launch: any device query starts the runtime in
+    the parent, and the launch then fails. So the count goes, and when it was passed to
+    the worker, the worker takes it from the runtime instead: its parameter becomes the
+    first line ``world_size = xr.world_size()``. Where the count is used for more than
+    the spawn, or the worker is not a function of this file called only here, it is
+    flagged.
+    """
+
+    CODE = "XLA601"
+    NAME = "mp-spawn"
+    SUMMARY = "mp.spawn(fn, args, nprocs) becomes torch_xla.launch(fn, args); the world size comes from the runtime"
+    FIX = SAFE
+    TRIGGERS = (LAUNCH_WORDS,)
+    BEFORE = (
+        "import torch.multiprocessing as mp\n\n\ndef train(rank, world_size, args):\n    pass\n\n\n"
+        "world_size = torch.cuda.device_count()\nmp.spawn(train, args=(world_size, args), nprocs=world_size)\n"
+    )
+    AFTER = (
+        "\n\ndef train(rank, args):\n    world_size = xr.world_size()\n    pass\n\n\n"
+        "torch_xla.launch(train, args=(args,))\n"
+    )
+
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
+        self.plan = LaunchPlan()
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.plan = launch_plan(self.ctx, node)
+
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
+        if id(original) not in self.plan.dropped_counts:
+            return updated
+        self.ctx.forget_fixes_inside(original)
+        return self.replace(
+            original,
+            updated,
+            cst.RemoveFromParent(),
+            f"`{code_of(original).strip()}`: torch_xla.launch starts one process per device itself, "
+            "and counting devices before it would start the XLA runtime in the parent: removed",
+        )
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call):
+        if id(original) in self.plan.kept_counts:
+            self.ctx.forget_fixes_inside(original)
+            self.flag(
+                original,
+                "devices cannot be counted before `torch_xla.launch` (the query starts the XLA runtime in the "
+                "parent and the launch fails): read `xr.world_size()` inside the worker instead",
+            )
+            return original
+        if id(original) not in self.plan.spawns:
+            return updated
+        join = call_arg(original, 3, "join")
+        if join is not None and code_of(join.value) != "True":
+            self.flag(original, f"`torch_xla.launch` always waits for its processes; see {DDP_GUIDE}")
+            return updated
+        positional = [i for i, a in enumerate(original.args) if a.keyword is None]
+        if len(positional) > 5 or any(a.star for a in original.args):
+            self.flag(
+                original, f"`mp.spawn` with these arguments: call `torch_xla.launch(fn, args=...)`; see {DDP_GUIDE}"
+            )
+            return updated
+        dropped = set(positional[2:]) | {
+            i
+            for i, a in enumerate(original.args)
+            if a.keyword is not None and a.keyword.value in ("nprocs", "join", "daemon")
+        }
+        args = list(updated.args)
+        given = call_arg(original, 1, "args")
+        for i in dropped:
+            self.ctx.forget_fixes_inside(original.args[i])  # nprocs=torch.cuda.device_count() goes
+        if id(original) in self.plan.args_dropped and given is not None:
+            at = original.args.index(given)
+            elements = _without(args[at].value.elements, self.plan.args_dropped[id(original)])
+            args[at] = args[at].with_changes(value=args[at].value.with_changes(elements=elements))
+        gone = {id(args[i]) for i in dropped}
+        return self.replace(
+            original,
+            updated,
+            updated.with_changes(func=parse_expr("torch_xla.launch"), args=drop_items(args, lambda a: id(a) in gone)),
+            "`mp.spawn` -> `torch_xla.launch`: one process per XLA device, the global ordinal passed first",
+            imports=[TORCH_XLA],
+            drop_if_unused=self.ctx.import_behind(original.func),
+        )
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef):
+        index = self.plan.workers.get(id(original))
+        if index is None:
+            return updated
+        param = original.params.params[index]
+        params = drop_items(updated.params.params, lambda p: p is updated.params.params[index])
+        line = cst.SimpleStatementLine(
+            [cst.Assign([cst.AssignTarget(cst.Name(param.name.value))], parse_expr("xr.world_size()"))]
+        )
+        body = list(updated.body.body)
+        first = body[0] if body else None
+        docstring = (
+            isinstance(first, cst.SimpleStatementLine)
+            and isinstance(first.body[0], cst.Expr)
+            and string_value(first.body[0].value) is not None
+        )
+        at = 1 if docstring else 0
+        body.insert(at, line)
+        return self.replace(
+            original,
+            updated,
+            updated.with_changes(
+                params=updated.params.with_changes(params=params),
+                body=updated.body.with_changes(body=body),
+            ),
+            f"`{param.name.value}` is no longer passed by the launch: the worker reads `xr.world_size()`",
+            imports=[XR],
+        )

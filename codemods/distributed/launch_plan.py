@@ -1,0 +1,126 @@
+"""What a file's ``mp.spawn`` calls need, found before the traversal reaches them: the
+analysis XLA601 (launch.py) and XLA604 (ordinals.py) share."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from codemods.distributed.common import is_device_count
+from migrate_xla.rule import FileContext, call_arg, children, subtree, words
+
+SPAWN = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn"})
+# launches already in XLA's form: a count before them breaks them just the same
+LAUNCHES = SPAWN | {"torch_xla.launch", "torch_xla.torch_xla.launch", "torch_xla.distributed.xla_multiprocessing.spawn"}
+LAUNCH_WORDS = words("spawn", "launch")  # the last part of every name in LAUNCHES
+LAUNCH_WORD = re.compile(LAUNCH_WORDS)
+
+
+def _names(node: cst.CSTNode, name: str, scoped: bool = True, top: bool = True) -> int:
+    """How often the variable ``name`` occurs in ``node`` (not as an attribute or a keyword);
+    ``scoped``: not counting the functions and classes defined inside it."""
+    if scoped and not top and isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        return 0
+    if isinstance(node, cst.Name):
+        return int(node.value == name)
+    below = [node.value] if isinstance(node, (cst.Attribute, cst.Arg)) else children(node)
+    return sum(_names(child, name, scoped, top=False) for child in below)
+
+
+# -- what a file's mp.spawn calls need (XLA601) ----------------------------------------------
+
+
+@dataclass
+class LaunchPlan:
+    """The edits around each ``mp.spawn`` call, found before the traversal reaches them."""
+
+    spawns: set[int] = field(default_factory=set)  # ids of the spawn calls
+    dropped_counts: set[int] = field(default_factory=set)  # `n = torch.cuda.device_count()` assignments that go
+    kept_counts: set[int] = field(default_factory=set)  # device_count calls a launch cannot do without
+    counts: set[int] = field(default_factory=set)  # device_count calls of the lines that go
+    args_dropped: dict[int, int] = field(default_factory=dict)  # spawn call -> index in its args tuple
+    workers: dict[int, int] = field(default_factory=dict)  # worker def -> index of its world-size parameter
+    launches: int = 0  # launch calls of any kind (spawn, torch_xla.launch)
+
+
+def launch_plan(ctx: FileContext, module: cst.Module) -> LaunchPlan:
+    """Where world sizes counted before a spawn go: into the worker, as ``xr.world_size()``.
+
+    Shared by XLA601 and XLA604 (the count before a launch is XLA601's); made once a file.
+    Code without a launch word has no launch, and no plan: the whole tree is not walked.
+    A launch in a slice needs the whole file: the plan follows the spawned worker and the
+    counts in the parent's code.
+    """
+    if "launch_plan" not in ctx.shared:
+        if not LAUNCH_WORD.search(ctx.source):
+            ctx.shared["launch_plan"] = LaunchPlan()
+        else:
+            ctx.shared["launch_plan"] = _launch_plan(module)
+    plan = ctx.shared["launch_plan"]
+    if plan.launches:
+        ctx.need_whole_module()  # both rules keep the launch words' units in a slice (TRIGGERS, CONTEXT)
+    return plan
+
+
+def _launch_plan(module: cst.Module) -> LaunchPlan:
+    names = FileContext()
+    found: list[tuple[cst.Call, cst.CSTNode]] = []
+    counted: list[tuple[cst.Call, cst.CSTNode]] = []
+
+    def walk(node: cst.CSTNode, scope: cst.CSTNode) -> None:
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            names.learn_import(node)
+        scope = node if isinstance(node, cst.FunctionDef) else scope
+        if isinstance(node, cst.Call) and names.qualname(node.func) in LAUNCHES:
+            found.append((node, scope))
+        elif is_device_count(names, node):
+            counted.append((node, scope))
+        for child in children(node):
+            walk(child, scope)
+
+    walk(module, module)
+    defs = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
+    plan = LaunchPlan(spawns={id(call) for call, _ in found if names.qualname(call.func) in SPAWN}, launches=len(found))
+    for call, scope in found:
+        fn, given = call_arg(call, 0, "fn"), call_arg(call, 1, "args")
+        elements = given.value.elements if given is not None and isinstance(given.value, cst.Tuple) else ()
+        worker = defs.get(fn.value.value) if fn is not None and isinstance(fn.value, cst.Name) else None
+        for line in subtree(scope):
+            if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1):
+                continue
+            assign = line.body[0]
+            if not (
+                isinstance(assign, cst.Assign)
+                and len(assign.targets) == 1
+                and isinstance(assign.targets[0].target, cst.Name)
+                and is_device_count(names, assign.value)
+            ):
+                continue
+            count = assign.targets[0].target.value
+            if _names(call, count) == 0:
+                continue
+            place = next(
+                (i for i, e in enumerate(elements) if isinstance(e.value, cst.Name) and e.value.value == count), None
+            )
+            movable = place is None or (
+                worker is not None
+                and _names(module, worker.name.value, scoped=False) == 2  # its def and this spawn: no other caller
+                and place + 1 < len(worker.params.params)
+            )
+            if movable and _names(scope, count) == 1 + _names(call, count):
+                plan.dropped_counts.add(id(assign))
+                plan.counts.add(id(assign.value))
+                if place is not None:
+                    plan.args_dropped[id(call)] = place
+                    plan.workers[id(worker)] = place + 1
+            else:
+                plan.kept_counts.add(id(assign.value))
+    # the parent's code: the module's own statements and the functions that spawn
+    parents = {id(module)} | {id(scope) for _, scope in found} if found else set()
+    nprocs = {id(n) for call, _ in found if call_arg(call, 2, "nprocs") for n in subtree(call_arg(call, 2, "nprocs"))}
+    plan.kept_counts |= {
+        id(call) for call, scope in counted if id(scope) in parents and id(call) not in plan.counts | nprocs
+    }
+    return plan

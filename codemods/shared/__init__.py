@@ -1,0 +1,16 @@
+"""Code several rule families share: analyses and helpers, no rules.
+
+A family (a module or package directly under ``codemods/``) imports from here and from
+``migrate_xla.rule``, never from another family; what two families both need lives
+here, under the name of what it is (tests/test_architecture.py checks it):
+
+    device_values.py   what a device expression names (devices, amp, data_loading, cuda_only)
+    training_loops.py  what a training loop looks like: optimizer names, a training step,
+                       DataLoaders, evaluation data (lazy_execution, amp, recompilation, targets)
+    batch_moves.py     BatchMoveProof: whether a loop's batches may come from an MpDeviceLoader
+                       (data_loading's XLA302, lazy_execution's XLA203)
+    statements.py      statement shapes: an import line, a line that is one call
+
+An analysis that the rules of one family share lives in that family's package
+(``amp/scaler_analysis.py``, ``amp/dtype_choices.py``, ``distributed/launch_plan.py``).
+"""

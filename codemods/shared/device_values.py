@@ -1,0 +1,159 @@
+"""What a device expression names: CUDA device strings and CUDA/CPU choices, the XLA
+device's spellings, and whether a script may run on the CPU by the user's choice.
+
+Shared by the families that meet device values: devices (XLA1xx), amp (XLA4xx: autocast's
+and GradScaler's device), data_loading (XLA302: the loader's device) and cuda_only
+(XLA899 skips the CUDA checks XLA104 keeps: ``KEPT_CUDA_CHECKS``)."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from migrate_xla.rule import code_of, string_value, subtree
+
+# "cuda", "cuda:0", and the templates scripts format an index into: "cuda:", "cuda:{}", "cuda:%d"
+CUDA_NAME = re.compile(r"cuda(:(\d+|\{\w*\}|%[dis])?)?$")
+OTHER_DEVICE = re.compile(r"(cpu|mps)(:\d+)?$")
+# The text of every CUDA_NAME literal is_cuda_literal sees: its quote, then cuda (but for
+# escapes, "\x63uda", or a concatenation that splits the word, "cu" "da")
+CUDA_STRING = r"""['"]cuda"""
+
+
+def is_cuda_literal(node: cst.CSTNode) -> bool:
+    """A CUDA device name: ``"cuda"``, ``"cuda:0"``, ``f"cuda:{rank}"``, ``"cuda:{}".format(rank)``,
+    ``"cuda:%d" % rank`` or ``"cuda:" + str(rank)``."""
+    value = string_value(node)
+    if value is not None:
+        return bool(CUDA_NAME.match(value))
+    if isinstance(node, cst.FormattedString) and node.parts:
+        first = node.parts[0]
+        return isinstance(first, cst.FormattedStringText) and (
+            first.value == "cuda:" or (first.value == "cuda" and len(node.parts) == 1)
+        )
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "format":
+        return string_value(node.func.value) is not None and is_cuda_literal(node.func.value)
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Modulo, cst.Add)):
+        return string_value(node.left) is not None and is_cuda_literal(node.left)
+    return False
+
+
+def is_other_device(node: cst.CSTNode) -> bool:
+    value = string_value(node)
+    return value is not None and bool(OTHER_DEVICE.match(value))
+
+
+def cuda_choice(node: cst.CSTNode) -> cst.BaseExpression | None:
+    """The condition of ``"cuda" if COND else "cpu"`` (either order), else None."""
+    if isinstance(node, cst.IfExp) and (
+        (is_cuda_literal(node.body) and is_other_device(node.orelse))
+        or (is_other_device(node.body) and is_cuda_literal(node.orelse))
+    ):
+        return node.test
+    return None
+
+
+def is_cuda_value(node: cst.CSTNode) -> bool:
+    return is_cuda_literal(node) or cuda_choice(node) is not None
+
+
+# "cuda" if torch.cuda.is_available() else "cpu": a test that means "use the accelerator"
+AVAILABILITY_TEST = re.compile(r"(not\s+)?[\w.]*(cuda|accelerator)\.is_available\(\)")
+
+
+def xla_string(like: cst.CSTNode) -> cst.SimpleString:
+    """The string ``"xla"``, quoted the way ``like`` (or the template it formats) was."""
+    if isinstance(like, cst.Call) and isinstance(like.func, cst.Attribute):
+        like = like.func.value  # 'cuda:{}'.format(rank)
+    elif isinstance(like, cst.BinaryOperation):
+        like = like.left  # 'cuda:%d' % rank
+    quote = "'" if isinstance(like, cst.SimpleString) and like.quote == "'" else '"'
+    return cst.SimpleString(f"{quote}xla{quote}")
+
+
+def target_name(node: cst.CSTNode) -> str:
+    """The name a value is stored under: ``device``, ``self.device``, ``cfg["device"]``."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1:
+        index = node.slice[0].slice
+        if isinstance(index, cst.Index):
+            return string_value(index.value) or ""
+    return ""
+
+
+def names_device(name: str) -> bool:
+    return "device" in name.lower()
+
+
+XLA_DEVICE = "torch_xla.device()"
+
+# The text every device choice chooses_cpu finds spells: a "cpu" string, or a --device option
+CPU_CHOICE = r"""['"](?:cpu|--[\w-]*device)\b"""
+
+
+def chooses_cpu(module: cst.Module, qualname) -> bool:
+    """Whether the migrated ``module`` may run on the CPU by the user's choice.
+
+    A CUDA/CPU choice on anything but GPU availability (XLA101 and XLA102 keep those), a
+    device-named variable set to the CPU (``else: device = torch.device("cpu")``), or a
+    ``--device`` option (the user may pass ``cpu``). ``qualname`` resolves names.
+    """
+
+    def is_cpu(node: cst.CSTNode) -> bool:
+        if is_other_device(node):
+            return True
+        return (
+            isinstance(node, cst.Call)
+            and qualname(node.func) == "torch.device"
+            and any(is_other_device(a.value) for a in node.args[:1])
+        )
+
+    def is_accelerator(node: cst.CSTNode) -> bool:
+        if is_cuda_value(node) or string_value(node) == "xla":
+            return True
+        if isinstance(node, cst.IfExp):
+            return is_accelerator(node.body) or is_accelerator(node.orelse)
+        return isinstance(node, cst.Call) and (
+            qualname(node.func) in ("torch_xla.device", "torch.accelerator.current_accelerator")
+            or (qualname(node.func) == "torch.device" and any(is_accelerator(a.value) for a in node.args[:1]))
+        )
+
+    for node in subtree(module):
+        if isinstance(node, cst.IfExp):
+            branches = (node.body, node.orelse)
+            if any(map(is_cpu, branches)) and any(map(is_accelerator, branches)):
+                if not AVAILABILITY_TEST.fullmatch(code_of(node.test)):
+                    return True
+        elif isinstance(node, cst.Assign):
+            if is_cpu(node.value) and any(names_device(target_name(t.target)) for t in node.targets):
+                return True
+        elif (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "add_argument"
+        ):
+            flags = [string_value(a.value) or "" for a in node.args if a.keyword is None]
+            if any(re.fullmatch(r"--[\w-]*device", flag) for flag in flags):
+                return True
+    return False
+
+
+# autocast and GradScaler name a device too, but the mixed-precision rules (XLA4xx) own
+# them: moving them to XLA also changes float16 to bfloat16 and drops the loss scaling.
+AMP_DEVICE_CALLS = frozenset(
+    {
+        "torch.autocast",
+        "torch.amp.autocast",
+        "torch.amp.autocast_mode.autocast",
+        "torch.GradScaler",
+        "torch.amp.GradScaler",
+        "torch.amp.grad_scaler.GradScaler",
+    }
+)
+
+# ctx.shared key: ids of the CUDA checks left as they are, which XLA899 does not flag
+KEPT_CUDA_CHECKS = "kept-cuda-checks"

@@ -1,0 +1,22 @@
+"""Statement shapes several families test for: an import line, a line that is one call."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+
+def is_import_line(statement: cst.BaseStatement) -> bool:
+    """A line of imports only (``import os, sys``; ``import os; import sys``): where code
+    inserted after the imports goes. Not cuda_only's ``holds_import``, a line with any import."""
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body
+    )
+
+
+def call_of(statement: cst.BaseStatement) -> cst.Call | None:
+    """The call of a statement line that is nothing but a call, like ``optimizer.step()``."""
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        small = statement.body[0]
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            return small.value
+    return None

@@ -1,0 +1,36 @@
+"""What a run reports, and the words of its contract, without LibCST.
+
+A run whose files wake no rule (pre-commit, mostly) reads its files, matches the rules'
+triggers from ``rule_index.py`` and reports, and never imports LibCST or the rules:
+what that part of a run shares with the rules lives here (``migrate_xla.rule`` gives
+the rules the same names).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+SAFE = "safe"
+UNSAFE = "unsafe"
+SEVERITIES = ("error", "warning", "info")
+# What the migrated code runs as (docs/design.md, "--target"): one XLA device, one process per
+# device launched by torch_xla.launch, or one process driving every device with SPMD.
+TARGETS = ("single", "multiprocess", "spmd")
+# The finding for a notebook cell left as it is: the notebook reader reports it, the rule
+# codemods/notebook_cells.py documents it.
+CELL_NOT_MIGRATED = "XLA001"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    message: str
+    line: int
+    column: int
+    severity: str
+    fixed: bool
+    fix: str | None = None  # what kind of fix the rule offers: "safe", "unsafe" or None
+    cell: int | None = None  # notebook cell index, when the file is a notebook
+
+    def to_dict(self) -> dict:
+        return asdict(self)

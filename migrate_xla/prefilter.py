@@ -1,0 +1,147 @@
+"""Which rules a file wakes, decided without LibCST and without the rules themselves.
+
+A rule acts on a file only if one of its TRIGGERS and each of its REQUIRES occur in it
+(migrate_xla/rule.py), and a file that wakes no enabled rule is not parsed at all: most
+files of a big tree, and most pre-commit runs. So that such a run imports neither LibCST
+nor the rule modules, what the pre-filter reads of each rule (code, targets, triggers,
+requires) is kept in ``rule_index.py``, generated from the rules:
+
+    .venv/bin/python -m migrate_xla.prefilter     (or: make docs)
+
+tests/test_prefilter.py fails when the index no longer says what the rules say. Rule
+selection (``--select``) reads the codes from it too.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from typing import NamedTuple
+
+INDEX = Path(__file__).with_name("rule_index.py")
+REGENERATE = ".venv/bin/python -m migrate_xla.prefilter  (or: make docs)"
+
+
+class Entry(NamedTuple):
+    """What the pre-filter reads of a rule, under the rule's own attribute names (so that
+    ``woken`` takes rule classes as well)."""
+
+    CODE: str
+    TARGETS: tuple[str, ...]
+    TRIGGERS: tuple[str, ...]
+    REQUIRES: tuple[str, ...]
+
+
+def entry(rule) -> Entry:
+    """A rule class's entry in the index."""
+    return Entry(rule.CODE, tuple(rule.TARGETS), tuple(rule.TRIGGERS), tuple(rule.REQUIRES))
+
+
+@cache
+def indexed() -> tuple[Entry, ...]:
+    """Every rule's entry, in code order, as the generated index has it."""
+    from migrate_xla.rule_index import RULES
+
+    return tuple(Entry(*row) for row in RULES)
+
+
+@cache
+def enabled(codes: tuple[str, ...], target: str) -> tuple[Entry, ...]:
+    """The entries of the rules ``codes`` selects that ``target`` runs (a target's own rules only under it)."""
+    wanted = set(codes)
+    return tuple(rule for rule in indexed() if rule.CODE in wanted and target in rule.TARGETS)
+
+
+@cache
+def patterns_of(rule) -> tuple[tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...]]:
+    """The rule's TRIGGERS and its REQUIRES, compiled one by one: a pattern led by a literal
+    is searched for that literal at C speed; a union of them is not (it tries each position)."""
+    return tuple(map(re.compile, rule.TRIGGERS)), tuple(map(re.compile, rule.REQUIRES))
+
+
+def woken(rules: Sequence, text: str) -> list:
+    """The rules (entries or rule classes) whose own triggers occur in ``text`` (one of
+    TRIGGERS and each of REQUIRES): a necessary condition for a rule to act; a file that
+    wakes none is not parsed, and on average a parsed file wakes a few (4 in torch's own sources)."""
+    found = []
+    seen: dict[str, bool] = {}  # rules share patterns (``cuda`` as a word, ``.cuda(``)
+    words: set[str] | None = None
+
+    def occurs(pattern: str) -> bool:
+        nonlocal words
+        hit = seen.get(pattern)
+        if hit is None:
+            kind, what = _test(pattern)
+            if kind == "words":
+                if words is None:
+                    words = set(_WORD.findall(text))
+                hit = not words.isdisjoint(what)
+            elif kind == "text":
+                hit = any(literal in text for literal in what)
+            else:
+                hit = what.search(text) is not None
+            seen[pattern] = hit
+        return hit
+
+    for rule in rules:
+        # REQUIRES first: they are fewer, often shared (``cuda`` as a word), and a file
+        # without them needs none of the rule's TRIGGERS compiled
+        if all(map(occurs, rule.REQUIRES)) and any(map(occurs, rule.TRIGGERS)):
+            found.append(rule)
+    return found
+
+
+# Most patterns need no regex: ``words(...)`` of rule.py (names, each as a whole word) is
+# looked up among the text's words, and an alternation of plain literals
+# (``no_grad|inference_mode``) is found with ``in``. Both answer exactly as the regex
+# would, without compiling it (most of a pre-commit run's pre-filter) or scanning the
+# text once for each name.
+_WORDS = re.compile(r"\(\?:(\w+\(\?<!\\w\w+\)(?:\|\w+\(\?<!\\w\w+\))*)\)\\b")
+_NAME = re.compile(r"(\w+)\(\?<!\\w(\w+)\)")
+_SPECIAL = re.compile(r"[\\.^$*+?{}\[\]()]")
+_WORD = re.compile(r"\w+")
+
+
+@cache
+def _test(pattern: str) -> tuple[str, object]:
+    """How to tell whether ``pattern`` occurs in a text: ("words", names), ("text",
+    literals) or ("regex", the compiled pattern)."""
+    match = _WORDS.fullmatch(pattern)
+    if match:
+        names = _NAME.findall(match.group(1))
+        if all(name == again for name, again in names):
+            return "words", frozenset(name for name, _ in names)
+    if not _SPECIAL.search(pattern):
+        return "text", tuple(pattern.split("|"))
+    return "regex", re.compile(pattern)
+
+
+def index_text(rules: Sequence) -> str:
+    """The text of ``rule_index.py`` for these rule classes."""
+    rows = "".join(f"    {tuple(entry(rule))!r},\n" for rule in rules)
+    return (
+        '"""What the pre-filter reads of each rule: (CODE, TARGETS, TRIGGERS, REQUIRES).\n\n'
+        "Generated from codemods/ by migrate_xla/prefilter.py; do not edit. Regenerate it after\n"
+        f"adding a rule or changing its TRIGGERS, REQUIRES or TARGETS:\n\n    {REGENERATE}\n"
+        '"""\n\n'
+        f"RULES = (\n{rows})\n"
+    )
+
+
+def main() -> int:
+    from migrate_xla import registry
+
+    text = index_text(registry.all_rules())
+    if INDEX.exists() and INDEX.read_text(encoding="utf-8") == text:
+        print(f"{INDEX.name} is current", file=sys.stderr)
+        return 0
+    INDEX.write_text(text, encoding="utf-8")
+    print(f"wrote {INDEX}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,234 @@
+"""A run: files through the pre-filter and, when they wake a rule, the engine; many files
+through a process pool.
+
+A file that wakes no enabled rule (migrate_xla/prefilter.py) is done here, without
+LibCST or the rule modules: they are imported, with migrate_xla/engine.py (parse,
+rules, imports, positions), the first time a file wakes a rule. A pre-commit run over
+files with no CUDA code then costs little more than starting Python and click.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from migrate_xla import prefilter, registry
+from migrate_xla.findings import TARGETS, Diagnostic
+from migrate_xla.sources import Found, Patterns, Source, SourceError, read_source
+
+if TYPE_CHECKING:
+    from migrate_xla.rule import Rule
+
+
+class MigrationError(Exception):
+    """A unit of code the engine could not migrate; it is left exactly as it was."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a worker process needs to migrate a file (picklable)."""
+
+    codes: tuple[str, ...]
+    unsafe_fixes: bool = False
+    target: str = TARGETS[0]
+    # per-file-ignores: (pattern relative to root, rule codes it turns off), in order
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    root: str = "."
+
+    @property
+    def rules(self) -> tuple[type[Rule], ...]:
+        """The enabled rule classes (this imports them, and LibCST)."""
+        return registry.rules_of(rule.CODE for rule in prefilter.enabled(self.codes, self.target))
+
+    def for_file(self, path: str | os.PathLike) -> Options:
+        """These options less the codes a per-file-ignores pattern covering ``path`` turns off."""
+        off = {
+            code
+            for pattern, codes in self.per_file_ignores
+            if _patterns(self.root, pattern).covers(Path(path))
+            for code in codes
+        }
+        if not off:
+            return self
+        return dataclasses.replace(self, codes=tuple(c for c in self.codes if c not in off))
+
+
+@cache
+def _patterns(root: str, pattern: str) -> Patterns:
+    return Patterns.parse(Path(root), [pattern])
+
+
+@dataclass
+class FileResult:
+    path: str
+    source: Source | None = None
+    new_text: str | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    error: str | None = None
+    found: Found | None = None
+
+    @property
+    def changed(self) -> bool:
+        return self.source is not None and self.new_text is not None and self.new_text != self.source.text
+
+
+def _no_lap(phase: str) -> None:
+    pass
+
+
+def migrate_code(
+    text: str, options: Options, filename: str = "<unit>", lap: Callable[[str], None] = _no_lap
+) -> tuple[str, list[Diagnostic]]:
+    """Migrate one unit of Python code; raises MigrationError, never writes anything.
+
+    ``lap(phase)`` is called as each phase ends (benchmarks/profile_corpus.py times them).
+    """
+    woken = prefilter.woken(prefilter.enabled(options.codes, options.target), text)
+    lap("pre-filter")
+    if not woken:
+        return text, []
+    return _engine().migrate_woken(text, [rule.CODE for rule in woken], options, filename, lap)
+
+
+def _engine():
+    """migrate_xla.engine, and with it LibCST and the rules: imported when a file first wakes a rule."""
+    engine = sys.modules.get("migrate_xla.engine")
+    if engine is None:
+        from migrate_xla import engine
+
+        gc.freeze()  # what it imported is never garbage: the collections every COLLECT_EVERY files skip it
+    return engine
+
+
+def migrate_file(found: Found, options: Options) -> FileResult:
+    """Read and migrate one file; never raises, never writes."""
+    result = FileResult(path=str(found.path), found=found)
+    try:
+        result.source = read_source(found.path)
+        options = options.for_file(found.path)
+        new_text, diagnostics = migrate_code(result.source.text, options, str(found.path))
+        if new_text != result.source.text:
+            result.source.units(new_text)  # a notebook whose cells cannot be split again is not written
+        # locate adds what reading found (XLA001: a notebook cell left out), reported when enabled
+        located = result.source.locate(diagnostics)
+        result.new_text, result.diagnostics = new_text, [d for d in located if d.code in options.codes]
+    except (SourceError, MigrationError) as exc:
+        result.error = str(exc)
+    except RecursionError:
+        result.error = "internal error: the file nests too deeply to migrate; left unchanged"
+    except Exception as exc:  # a rule's bug must not stop the other files
+        result.new_text = None
+        result.error = f"internal error: {type(exc).__name__}: {exc}; the file was left unchanged, please report this"
+    return result
+
+
+def relocate(diagnostics: list[Diagnostic], source: Source, new_text: str) -> list[Diagnostic]:
+    """Findings left for a person, moved to their lines in the migrated text.
+
+    After a write the user opens the written file, where added imports and TODO
+    comments shifted the lines. Fixed findings keep their place in the original.
+    Lines are counted in each unit (a notebook cell) on its own.
+    """
+    if source.text == new_text or all(d.fixed for d in diagnostics):
+        return diagnostics
+    moved = {}
+    for old, new in zip(source.units(source.text), source.units(new_text)):
+        if old.text != new.text:
+            new_line = _line_mover(old.text, new.text)
+            for d in diagnostics:
+                if d.cell == old.cell and not d.fixed:
+                    moved[id(d)] = dataclasses.replace(d, line=new_line(d.line))
+    return [moved.get(id(d), d) for d in diagnostics]
+
+
+def _line_mover(old_text: str, new_text: str) -> Callable[[int], int]:
+    import difflib  # only after a write: --check of one file does not load it
+
+    matcher = difflib.SequenceMatcher(None, old_text.splitlines(), new_text.splitlines(), autojunk=False)
+    blocks = matcher.get_opcodes()
+
+    def new_line(line: int) -> int:
+        for tag, old_start, old_end, new_start, _new_end in blocks:
+            if old_start < line <= old_end or (old_start == old_end and line == old_start + 1 and tag == "insert"):
+                if tag == "equal":
+                    return new_start + (line - old_start)
+                if tag != "insert":
+                    return new_start + 1
+        return line
+
+    return new_line
+
+
+# Python's cyclic garbage collector runs every 700 allocations, and each LibCST parse
+# makes millions of objects that it then traverses again and again (a tenth of the run,
+# benchmarks/README.md). The trees hold no cycles (refcounting frees them), so files are
+# migrated with automatic collection off and one collection every COLLECT_EVERY files
+# for the few cycles there are.
+COLLECT_EVERY = 20
+_migrated = 0
+
+
+def _migrate_counted(found: Found, options: Options) -> FileResult:
+    global _migrated
+    result = migrate_file(found, options)
+    _migrated += 1
+    if _migrated % COLLECT_EVERY == 0:
+        gc.collect()
+    return result
+
+
+def _migrate_chunk(args: tuple[Found, Options]) -> FileResult:
+    return _migrate_counted(*args)
+
+
+def _start_worker() -> None:
+    gc.disable()
+    gc.freeze()  # what the worker imported is never garbage: later collections skip it
+
+
+def migrate_files(files: Sequence[Found], options: Options, jobs: int | None = None) -> Iterator[FileResult]:
+    """Migrate many files, in a process pool when there are several; results in order."""
+    jobs = jobs or os.cpu_count() or 1
+    if jobs <= 1 or len(files) <= 1:
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            for found in files:
+                yield _migrate_counted(found, options)
+        finally:
+            if enabled:
+                gc.enable()
+        return
+    from concurrent.futures import ProcessPoolExecutor  # only for many files: it costs 25 ms to import
+
+    # Files take very different times (most are never parsed): chunks of at most 8 keep
+    # every worker busy to the end (32 left one idle for 3% of a run over torch).
+    chunk = max(1, min(8, len(files) // (jobs * 8)))
+    with ProcessPoolExecutor(max_workers=min(jobs, len(files)), initializer=_start_worker) as pool:
+        yield from pool.map(_migrate_chunk, [(f, options) for f in files], chunksize=chunk)
+
+
+def options_for(
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+    unsafe_fixes: bool = False,
+    target: str = TARGETS[0],
+    per_file_ignores: Iterable[tuple[str, Iterable[str]]] = (),
+    root: str | os.PathLike = ".",
+) -> Options:
+    """Options from rule codes or prefixes (``per_file_ignores``: pattern -> codes or prefixes)."""
+    if target not in TARGETS:
+        raise ValueError(f"unknown target {target!r}: one of {', '.join(TARGETS)}")
+    codes = registry.select(select, ignore)
+    per_file = []
+    for pattern, prefixes in per_file_ignores:
+        prefixes = list(prefixes)  # none turns nothing off (an empty selection would mean every rule)
+        per_file.append((pattern, registry.select(prefixes) if prefixes else ()))
+    return Options(codes, unsafe_fixes, target, tuple(per_file), os.fspath(root))

@@ -1,0 +1,120 @@
+"""The pre-filter's index (migrate_xla/rule_index.py): current, and enough for a run whose
+files wake no rule, which then imports neither LibCST nor the rule modules."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import FIXTURES, ROOT
+from migrate_xla import prefilter, registry
+
+
+def test_rule_index_is_current():
+    written = prefilter.INDEX.read_text(encoding="utf-8") if prefilter.INDEX.exists() else ""
+    assert written == prefilter.index_text(registry.all_rules()), (
+        "migrate_xla/rule_index.py is out of date with the rules in codemods/ (a rule added, or its "
+        f"TRIGGERS, REQUIRES or TARGETS changed); regenerate it: {prefilter.REGENERATE}"
+    )
+
+
+def test_the_index_wakes_what_the_rules_wake():
+    """The same rules, from the index or from the classes, on every fixture."""
+    rules = registry.all_rules()
+    for path in sorted(FIXTURES.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        from_index = [rule.CODE for rule in prefilter.woken(prefilter.indexed(), text)]
+        assert from_index == [rule.CODE for rule in prefilter.woken(rules, text)], path
+
+
+EDGES = [
+    "",
+    "cuda",
+    "xcuda",
+    "cuda_",
+    "_cuda",
+    "cuda.x",
+    "x.cuda()",
+    "CUDA",
+    "é cuda",
+    "cudaé",
+    "cuda\n",
+    "(cuda)",
+    "no_grad",
+    "torch.no_gradient",
+    "nvidia-smi",
+    "init",
+    "__init__",
+    "cat",
+    "concatenate",
+    "torch.cat(x)",
+]
+
+
+def test_patterns_tested_without_a_regex_answer_as_the_regex():
+    """Words and plain literals are looked up, not searched: the same answer, on every
+    rule's patterns, on the fixtures and on texts made to catch word boundaries."""
+    patterns = {p for rule in registry.all_rules() for p in (*rule.TRIGGERS, *rule.REQUIRES)}
+    assert any(prefilter._test(p)[0] == "words" for p in patterns)
+    assert any(prefilter._test(p)[0] == "text" for p in patterns)
+    texts = [*EDGES, *(path.read_text(encoding="utf-8") for path in sorted(FIXTURES.rglob("*.py")))]
+    for pattern in patterns:
+        rule = prefilter.Entry("X", (), (pattern,), ())
+        for text in texts:
+            assert bool(prefilter.woken([rule], text)) == bool(re.search(pattern, text)), (pattern, text[:80])
+
+
+# Runs the CLI in-process on argv[1:], then prints its exit code, its output and the
+# heavy modules it imported.
+IN_PROCESS = r"""
+import contextlib, io, json, sys
+from migrate_xla.cli import main
+out, err = io.StringIO(), io.StringIO()
+try:
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        main(sys.argv[1:], standalone_mode=False)
+    code = 0
+except SystemExit as exc:
+    code = exc.code
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("libcst", "codemods", "torch") or m in ("migrate_xla.engine", "migrate_xla.rule"))
+print(json.dumps({"code": code, "out": out.getvalue(), "err": err.getvalue(), "heavy": heavy}))
+"""
+
+
+def run_in_process(*args: str) -> dict:
+    proc = subprocess.run(
+        [sys.executable, "-c", IN_PROCESS, *args], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    return json.loads(proc.stdout)
+
+
+PLAIN = "import os\n\n\ndef add(a, b):\n    return a + b  # no GPU code at all\n"
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github"])
+def test_a_check_that_wakes_no_rule_imports_no_libcst(tmp_path, fmt):
+    plain = tmp_path / "plain.py"
+    plain.write_text(PLAIN, encoding="utf-8")
+    other = tmp_path / "pkg" / "other.py"
+    other.parent.mkdir()
+    other.write_text("print('hello')\n", encoding="utf-8")
+    for files, args in ((1, [str(plain)]), (2, ["-j", "1", str(plain), str(tmp_path / "pkg")])):
+        result = run_in_process("--check", "--format", fmt, *args)
+        assert result["heavy"] == [], result
+        assert result["code"] == 0, result
+        if fmt == "json":
+            report = json.loads(result["out"])
+            assert report["summary"]["files"] == files
+            assert all(not f["changed"] and not f["diagnostics"] for f in report["files"])
+        elif fmt != "sarif":
+            assert result["out"] == ""
+
+
+def test_a_file_that_wakes_a_rule_still_gets_the_rules():
+    result = run_in_process("--check", str(FIXTURES / "examples" / "mnist_cnn.py"))
+    assert "libcst" in result["heavy"] and "migrate_xla.engine" in result["heavy"]
+    assert result["code"] == 1 and "XLA201" in result["out"]
