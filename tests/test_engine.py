@@ -355,7 +355,10 @@ def test_the_accelerator_test_does_not_see_names_that_only_contain_xla():
 
     names = re.compile(NAMES_ACCELERATOR)
     assert all(names.search(t) for t in ("x.cuda()", "use_cuda", "import torch_xla", "'xla'", "XLA_USE_BF16"))
-    assert not any(names.search(t) for t in ("plt.xlabel('step')", "ax.set_xlim(0)", "accelerators", "'cpu'"))
+    assert not any(
+        names.search(t)
+        for t in ("plt.xlabel('step')", "ax.set_xlim(0)", "accelerators", "'cpu'", "# TODO(xla-migrate): XLA608 ...")
+    )
     # a file that picks the CPU and names no accelerator is CPU-only; one that picks no device may serve a GPU script
     on_accelerator = re.compile(ON_ACCELERATOR)
     assert not any(on_accelerator.search(t) for t in ("device = 'cpu'\nplt.xlabel('step')", 'torch.device("cpu")'))

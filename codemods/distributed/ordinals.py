@@ -10,7 +10,19 @@ import libcst as cst
 from codemods.distributed.common import is_device_count
 from codemods.distributed.launch import MpSpawnToLaunch
 from codemods.distributed.launch_plan import LaunchPlan, launch_plan
-from migrate_xla.rule import GAP, SAFE, TORCH_XLA, XR, FileContext, Rule, code_of, last_name, parse_expr, string_value
+from migrate_xla.rule import (
+    GAP,
+    ON_ACCELERATOR,
+    SAFE,
+    TORCH_XLA,
+    XR,
+    FileContext,
+    Rule,
+    code_of,
+    last_name,
+    parse_expr,
+    string_value,
+)
 
 WORLD_NAME = re.compile(r"world_?size|num_replicas|nprocs", re.IGNORECASE)
 
@@ -43,6 +55,7 @@ class XlaOrdinals(Rule):
     SUMMARY = "RANK / LOCAL_RANK / WORLD_SIZE, dist.get_rank() and world-size counts become xr calls"
     FIX = SAFE
     TRIGGERS = (r"RANK|WORLD_SIZE", r"get_rank|get_world_size|get_node_local_rank", r"device_count")
+    REQUIRES = (ON_ACCELERATOR,)  # a CPU-only script's gloo ranks stay its own
     CONTEXT = MpSpawnToLaunch.TRIGGERS  # the launch plan's spawn calls
     BEFORE = (
         "import os\n\nimport torch.distributed as dist\n\n"
