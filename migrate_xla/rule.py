@@ -175,8 +175,10 @@ CUDA_WORD = words("cuda")
 # and is left as it is. Rules that convert a CUDA API (devices, mixed precision, pinned
 # memory, process groups, CUDA-only libraries) act wherever it is used. A migrated file
 # names XLA, so a second run wakes the same rules.
-# (not xla-migrate's own marks: "TODO(xla-migrate): XLA608 ..." names no accelerator)
-NAMES_ACCELERATOR = r"cuda|CUDA|xla(?![a-z-])|XLA(?!\d)|accelerator(?<!\waccelerator)\b"
+# XLA counts as its device (``torch_xla.device()``, ``xm.xla_device()``, ``"xla"``, ``XLA_...``
+# settings), not as any torch_xla name: what the fixes add to a CPU-only file (``xr.global_ordinal()``
+# and its import, a ``TODO(xla-migrate): XLA608`` mark) must not open the gate on a second run.
+NAMES_ACCELERATOR = r"cuda|CUDA|torch_xla\.device\b|xla_device|['\"]xla\b|XLA_|accelerator(?<!\waccelerator)\b"
 ON_ACCELERATOR = NAMES_ACCELERATOR + r"""|\A(?![\s\S]*['"]cpu['"])"""
 
 

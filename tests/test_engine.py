@@ -354,10 +354,17 @@ def test_the_accelerator_test_does_not_see_names_that_only_contain_xla():
     from migrate_xla.rule import NAMES_ACCELERATOR, ON_ACCELERATOR
 
     names = re.compile(NAMES_ACCELERATOR)
-    assert all(names.search(t) for t in ("x.cuda()", "use_cuda", "import torch_xla", "'xla'", "XLA_USE_BF16"))
+    assert all(names.search(t) for t in ("x.cuda()", "use_cuda", "torch_xla.device()", "'xla'", "XLA_USE_BF16"))
     assert not any(
         names.search(t)
-        for t in ("plt.xlabel('step')", "ax.set_xlim(0)", "accelerators", "'cpu'", "# TODO(xla-migrate): XLA608 ...")
+        for t in (
+            "plt.xlabel('step')",
+            "ax.set_xlim(0)",
+            "accelerators",
+            "'cpu'",
+            "# TODO(xla-migrate): XLA608 ...",
+            "import torch_xla.runtime as xr\nrank = xr.global_ordinal()",
+        )
     )
     # a file that picks the CPU and names no accelerator is CPU-only; one that picks no device may serve a GPU script
     on_accelerator = re.compile(ON_ACCELERATOR)
