@@ -168,8 +168,7 @@ CUDA_WORD = words("cuda")
 # The rules that tune code for the XLA device (lazy execution, recompilation hazards,
 # checkpoints, the --target forms; XLA302 has a narrower test of its own) act on a file that
 # may run on an accelerator: one that names CUDA (``torch.cuda``, ``.cuda()``, ``"cuda:0"``,
-# ``use_cuda``, ``CUDA_VISIBLE_DEVICES``), XLA (``torch_xla``, ``"xla"``, ``XLA_...``; not
-# ``xlabel``) or ``torch.accelerator``, or one that picks no device at all (a project's
+# ``use_cuda``, ``CUDA_VISIBLE_DEVICES``), the XLA device (below; not ``xlabel``) or ``torch.accelerator``, or one that picks no device at all (a project's
 # training module handed its device by the script that chose it). A file that picks the CPU
 # (``torch.device("cpu")``, ``device = "cpu"``) and names no accelerator trains on the CPU
 # and is left as it is. Rules that convert a CUDA API (devices, mixed precision, pinned
