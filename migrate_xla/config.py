@@ -8,13 +8,11 @@ on the command line replace the file's values key by key (``Config.override``).
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from migrate_xla import registry
 from migrate_xla.findings import TARGETS
@@ -29,8 +27,7 @@ class ConfigError(Exception):
     """A pyproject.toml whose [tool.xla-migrate] table cannot be used; the message names file and key."""
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(NamedTuple):
     """Settings for one run: the defaults, then the file's table, then the command line."""
 
     path: Path | None = None  # the pyproject.toml they came from; None: defaults only
@@ -48,7 +45,7 @@ class Config:
 
     def override(self, **given: Any) -> Config:
         """These settings with every option given on the command line (not None) in place of the file's."""
-        return dataclasses.replace(self, **{key: value for key, value in given.items() if value is not None})
+        return self._replace(**{key: value for key, value in given.items() if value is not None})
 
     def options(self) -> Options:
         return options_for(

@@ -3,12 +3,14 @@
 A run whose files wake no rule (pre-commit, mostly) reads its files, matches the rules'
 triggers from ``rule_index.py`` and reports, and never imports LibCST or the rules:
 what that part of a run shares with the rules lives here (``migrate_xla.rule`` gives
-the rules the same names).
+the rules the same names). Its types are named tuples and plain classes, not
+dataclasses: making a dataclass costs about a millisecond at import, and that part of a
+run adds little more than ten to starting Python and click (benchmarks/bench_startup.py).
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from typing import NamedTuple
 
 SAFE = "safe"
 UNSAFE = "unsafe"
@@ -21,8 +23,7 @@ TARGETS = ("single", "multiprocess", "spmd")
 CELL_NOT_MIGRATED = "XLA001"
 
 
-@dataclass(frozen=True)
-class Diagnostic:
+class Diagnostic(NamedTuple):
     code: str
     message: str
     line: int
@@ -33,4 +34,4 @@ class Diagnostic:
     cell: int | None = None  # notebook cell index, when the file is a notebook
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return self._asdict()

@@ -21,7 +21,6 @@ from __future__ import annotations
 import ast
 import bisect
 import codecs
-import dataclasses
 import io
 import json
 import re
@@ -105,9 +104,7 @@ class Notebook(Source):
             text = lines[d.line - 1] if 0 < d.line <= len(lines) else ""
             if _TAGGED.search(text):  # a stand-in: the finding is about the IPython line as a whole
                 column = len(text) - len(text.lstrip()) + 1
-            located.append(
-                dataclasses.replace(d, cell=numbers[at], line=max(d.line - starts[at] + 1, 1), column=column)
-            )
+            located.append(d._replace(cell=numbers[at], line=max(d.line - starts[at] + 1, 1), column=column))
         return sorted(located, key=lambda d: (d.cell, d.line, d.column, d.code, d.message))
 
     def file_lines(self, text: str) -> Callable[[int | None, int], int]:

@@ -82,7 +82,8 @@ def woken(rules: Sequence, text: str) -> list:
             elif kind == "text":
                 hit = any(literal in text for literal in what)
             else:
-                hit = what.search(text) is not None
+                start, source = what
+                hit = start in text and _compiled(source).search(text) is not None
             seen[pattern] = hit
         return hit
 
@@ -95,28 +96,57 @@ def woken(rules: Sequence, text: str) -> list:
 
 
 # Most patterns need no regex: ``words(...)`` of rule.py (names, each as a whole word) is
-# looked up among the text's words, and an alternation of plain literals
-# (``no_grad|inference_mode``) is found with ``in``. Both answer exactly as the regex
-# would, without compiling it (most of a pre-commit run's pre-filter) or scanning the
-# text once for each name.
-_WORDS = re.compile(r"\(\?:(\w+\(\?<!\\w\w+\)(?:\|\w+\(\?<!\\w\w+\))*)\)\\b")
-_NAME = re.compile(r"(\w+)\(\?<!\\w(\w+)\)")
-_SPECIAL = re.compile(r"[\\.^$*+?{}\[\]()]")
+# looked up among the text's words, and an alternation of literals (``no_grad|inference_mode``,
+# ``\.cuda\(``) is found with ``in``; a regex whose every match starts with a literal
+# (``load(?<!\wload)\(``) is compiled only for a text that holds the literal. Each answers
+# exactly as ``re.search`` would; compiling the patterns is most of the pre-filter of a
+# pre-commit run, and scanning the text once for each name most of a big tree's.
 _WORD = re.compile(r"\w+")
+_SPECIAL = frozenset("\\.^$*+?{}[]()|")
+_QUANTIFIERS = frozenset("?*+{")
 
 
 @cache
 def _test(pattern: str) -> tuple[str, object]:
     """How to tell whether ``pattern`` occurs in a text: ("words", names), ("text",
-    literals) or ("regex", the compiled pattern)."""
-    match = _WORDS.fullmatch(pattern)
-    if match:
-        names = _NAME.findall(match.group(1))
-        if all(name == again for name, again in names):
-            return "words", frozenset(name for name, _ in names)
-    if not _SPECIAL.search(pattern):
-        return "text", tuple(pattern.split("|"))
-    return "regex", re.compile(pattern)
+    literals) or ("regex", (a literal every match starts with, or "", the pattern))."""
+    if pattern.startswith("(?:") and pattern.endswith(")\\b"):
+        names = []
+        for part in pattern[3:-3].split("|"):
+            name, mark, rest = part.partition("(?<!\\w")
+            if not mark or rest != f"{name})" or not _WORD.fullmatch(name):
+                break
+            names.append(name)
+        else:
+            return "words", frozenset(names)
+    literals = [_literal(part) for part in pattern.split("|")]
+    if all(literal is not None for literal in literals):
+        return "text", tuple(literals)
+    return "regex", ("" if "|" in pattern else _literal(pattern, prefix=True), pattern)
+
+
+def _literal(pattern: str, prefix: bool = False) -> str | None:
+    """The text ``pattern`` matches, when it is a plain literal (punctuation may be escaped);
+    None when it is not. With ``prefix``, the literal it starts with (a quantified last
+    character left out), "" when none."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\" and i + 1 < len(pattern) and not (pattern[i + 1].isascii() and pattern[i + 1].isalnum()):
+            out.append(pattern[i + 1])
+            i += 2
+        elif char not in _SPECIAL:
+            out.append(char)
+            i += 1
+        elif prefix:
+            return "".join(out[:-1] if char in _QUANTIFIERS else out)
+        else:
+            return None
+    return "".join(out)
+
+
+_compiled = cache(re.compile)
 
 
 def index_text(rules: Sequence) -> str:

@@ -6,7 +6,6 @@ import io
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from migrate_xla import registry
 from migrate_xla.findings import TARGETS, UNSAFE, Diagnostic
@@ -15,19 +14,15 @@ from migrate_xla.run import FileResult
 UNSAFE_HINT = "unsafe fix available with --unsafe-fixes"
 
 
-@dataclass
 class Summary:
     """What a run did, for the closing line, --stats and the exit code."""
 
-    files: int = 0
-    changed: int = 0
-    errors: int = 0
-    fixed: int = 0
-    remaining: int = 0
-    remaining_errors: int = 0
-    unsafe_available: int = 0
-    by_code: Counter = field(default_factory=Counter)
-    fixed_by_code: Counter = field(default_factory=Counter)
+    def __init__(self, files: int = 0) -> None:
+        self.files = files
+        self.changed = self.errors = self.fixed = 0
+        self.remaining = self.remaining_errors = self.unsafe_available = 0
+        self.by_code: Counter = Counter()
+        self.fixed_by_code: Counter = Counter()
 
     @classmethod
     def of(cls, results: Sequence[FileResult]) -> Summary:

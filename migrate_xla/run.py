@@ -9,15 +9,13 @@ files with no CUDA code then costs little more than starting Python and click.
 
 from __future__ import annotations
 
-import dataclasses
 import gc
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from migrate_xla import prefilter, registry
 from migrate_xla.findings import TARGETS, Diagnostic
@@ -31,8 +29,7 @@ class MigrationError(Exception):
     """A unit of code the engine could not migrate; it is left exactly as it was."""
 
 
-@dataclass(frozen=True)
-class Options:
+class Options(NamedTuple):
     """What a worker process needs to migrate a file (picklable)."""
 
     codes: tuple[str, ...]
@@ -57,7 +54,7 @@ class Options:
         }
         if not off:
             return self
-        return dataclasses.replace(self, codes=tuple(c for c in self.codes if c not in off))
+        return self._replace(codes=tuple(c for c in self.codes if c not in off))
 
 
 @cache
@@ -65,14 +62,24 @@ def _patterns(root: str, pattern: str) -> Patterns:
     return Patterns.parse(Path(root), [pattern])
 
 
-@dataclass
 class FileResult:
-    path: str
-    source: Source | None = None
-    new_text: str | None = None
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    error: str | None = None
-    found: Found | None = None
+    """One file's result: its source as read, the migrated text, the findings, or why it failed."""
+
+    def __init__(
+        self,
+        path: str,
+        source: Source | None = None,
+        new_text: str | None = None,
+        diagnostics: list[Diagnostic] | None = None,
+        error: str | None = None,
+        found: Found | None = None,
+    ) -> None:
+        self.path = path
+        self.source = source
+        self.new_text = new_text
+        self.diagnostics = [] if diagnostics is None else diagnostics
+        self.error = error
+        self.found = found
 
     @property
     def changed(self) -> bool:
@@ -144,7 +151,7 @@ def relocate(diagnostics: list[Diagnostic], source: Source, new_text: str) -> li
             new_line = _line_mover(old.text, new.text)
             for d in diagnostics:
                 if d.cell == old.cell and not d.fixed:
-                    moved[id(d)] = dataclasses.replace(d, line=new_line(d.line))
+                    moved[id(d)] = d._replace(line=new_line(d.line))
     return [moved.get(id(d), d) for d in diagnostics]
 
 

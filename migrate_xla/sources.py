@@ -184,8 +184,7 @@ def write_copy(target: Path, source: Source, text: str) -> None:
 # -- finding files ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Found:
+class Found(NamedTuple):
     """A file to process, and the argument it was found under (for ``-o`` mirroring)."""
 
     path: Path
@@ -272,7 +271,6 @@ def _ignored(path: Path, is_dir: bool, ignores: list[Patterns]) -> bool:
     return verdict
 
 
-@dataclass
 class Patterns:
     """Patterns in .gitignore syntax (the subset projects use), relative to ``base``.
 
@@ -281,8 +279,9 @@ class Patterns:
     one with a slash is anchored at ``base``, ``**`` spans folders, ``!`` re-includes.
     """
 
-    base: Path
-    patterns: list[tuple[re.Pattern[str], bool, bool]]  # (regex, negated, dir_only)
+    def __init__(self, base: Path, patterns: list[tuple[re.Pattern[str], bool, bool]]) -> None:
+        self.base = base
+        self.patterns = patterns  # (regex, negated, dir_only)
 
     @classmethod
     def load(cls, folder: Path) -> Patterns | None:

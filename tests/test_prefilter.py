@@ -56,11 +56,13 @@ EDGES = [
 
 
 def test_patterns_tested_without_a_regex_answer_as_the_regex():
-    """Words and plain literals are looked up, not searched: the same answer, on every
-    rule's patterns, on the fixtures and on texts made to catch word boundaries."""
+    """Words and plain literals are looked up, not searched, and a regex is tried only where
+    the literal its matches start with occurs: the same answer, on every rule's patterns,
+    on the fixtures and on texts made to catch word boundaries."""
     patterns = {p for rule in registry.all_rules() for p in (*rule.TRIGGERS, *rule.REQUIRES)}
     assert any(prefilter._test(p)[0] == "words" for p in patterns)
     assert any(prefilter._test(p)[0] == "text" for p in patterns)
+    assert any(prefilter._test(p)[0] == "regex" and prefilter._test(p)[1][0] for p in patterns)  # with a literal start
     texts = [*EDGES, *(path.read_text(encoding="utf-8") for path in sorted(FIXTURES.rglob("*.py")))]
     for pattern in patterns:
         rule = prefilter.Entry("X", (), (pattern,), ())
