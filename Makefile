@@ -52,7 +52,7 @@ bench: $(STAMP)
 # generated from the rules (tests/test_docs.py and tests/test_prefilter.py check that they are current).
 docs: $(STAMP)
 	$(BIN)/python -m migrate_xla.docs > docs/rules.md
-	$(BIN)/python -m migrate_xla.prefilter
+	$(BIN)/python -m migrate_xla.make_index
 
 # Migrate every file of the installed torch and torch_xla packages (safe and unsafe fixes)
 # into a temporary folder: no crash, every written file compiles, a second run changes nothing.

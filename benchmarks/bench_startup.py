@@ -345,8 +345,9 @@ ta = time.perf_counter()
 import migrate_xla.cli
 t1 = time.perf_counter()
 from pathlib import Path
-from migrate_xla import engine, registry, run
-from migrate_xla.sources import Found
+from migrate_xla import registry, run
+from migrate_xla.engine import pipeline
+from migrate_xla.sources.discovery import Found
 import libcst
 registry.all_rules()
 t2 = time.perf_counter()

@@ -1,4 +1,4 @@
-"""Where the corpus time goes: CPU time of each phase of the engine (``engine.migrate_code``
+"""Where the corpus time goes: CPU time of each phase of the engine (``run.migrate_code``
 itself reports the end of each phase to a ``lap`` callback), in-process and
 single-threaded, on every Nth file of the installed torch package, against LibCST
 parse + codegen of the same files (the baseline of bench_corpus.py).
@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import libcst as cst  # noqa: E402
 from bench_corpus import CORPORA, torch_dir, walk  # noqa: E402
 
-from migrate_xla import engine  # noqa: E402
-from migrate_xla.sources import read_source  # noqa: E402
+from migrate_xla import run  # noqa: E402
+from migrate_xla.sources.reading import read_source  # noqa: E402
 
 # The phases engine.migrate_code reports to its ``lap`` (a slice not taken: the time spent
 # finding that it would not pay; given up: the slice's run that a rule ended).
@@ -46,7 +46,7 @@ def main() -> int:
     torch = torch_dir().resolve()
     files = [path for part in CORPORA[sys.argv[2] if len(sys.argv) > 2 else "torch"][0] for path in walk(torch / part)]
     files = files[:400] if step == 0 else files[::step]
-    options = engine.options_for()
+    options = run.options_for()
     spent = dict.fromkeys((*PHASES, "baseline parse", "baseline codegen"), 0.0)
     laps: Counter = Counter()
     for path in files:
@@ -65,7 +65,7 @@ def main() -> int:
         lap("baseline parse")
         _ = baseline.code
         lap("baseline codegen")
-        engine.migrate_code(text, options, str(path), lap)
+        run.migrate_code(text, options, str(path), lap)
     base = spent["baseline parse"] + spent["baseline codegen"]
     print(
         f"{len(files)} files, {laps['slice'] + laps['slice not taken']} parsed by the engine ({laps['slice']} as a "

@@ -17,7 +17,10 @@ import click
 from migrate_xla import config, registry, report
 from migrate_xla.findings import TARGETS
 from migrate_xla.run import FileResult, MigrationError, Options, migrate_code, migrate_files, relocate
-from migrate_xla.sources import Found, Source, SourceError, decode, find_sources, write_back, write_copy
+from migrate_xla.sources.discovery import Found, find_sources
+from migrate_xla.sources.reading import decode
+from migrate_xla.sources.source import Source, SourceError
+from migrate_xla.sources.writing import write_back, write_copy
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 from migrate_xla import registry
 from migrate_xla.findings import TARGETS
 from migrate_xla.run import Options, options_for
-from migrate_xla.sources import Patterns
+from migrate_xla.sources.discovery import Patterns
 
 TABLE = "tool.xla-migrate"
 KEYS = ("select", "ignore", "target", "unsafe-fixes", "exclude", "per-file-ignores")

@@ -23,6 +23,10 @@ TARGETS = ("single", "multiprocess", "spmd")
 CELL_NOT_MIGRATED = "XLA001"
 
 
+class MigrationError(Exception):
+    """A unit of code the engine could not migrate; it is left exactly as it was."""
+
+
 class Diagnostic(NamedTuple):
     code: str
     message: str

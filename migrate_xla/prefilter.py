@@ -4,9 +4,9 @@ A rule acts on a file only if one of its TRIGGERS and each of its REQUIRES occur
 (migrate_xla/rule.py), and a file that wakes no enabled rule is not parsed at all: most
 files of a big tree, and most pre-commit runs. So that such a run imports neither LibCST
 nor the rule modules, what the pre-filter reads of each rule (code, targets, triggers,
-requires) is kept in ``rule_index.py``, generated from the rules:
+requires) is kept in ``rule_index.py``, generated from the rules by make_index.py:
 
-    .venv/bin/python -m migrate_xla.prefilter     (or: make docs)
+    .venv/bin/python -m migrate_xla.make_index     (or: make docs)
 
 tests/test_prefilter.py fails when the index no longer says what the rules say. Rule
 selection (``--select``) reads the codes from it too.
@@ -15,14 +15,9 @@ selection (``--select``) reads the codes from it too.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Sequence
 from functools import cache
-from pathlib import Path
 from typing import NamedTuple
-
-INDEX = Path(__file__).with_name("rule_index.py")
-REGENERATE = ".venv/bin/python -m migrate_xla.prefilter  (or: make docs)"
 
 
 class Entry(NamedTuple):
@@ -147,31 +142,3 @@ def _literal(pattern: str, prefix: bool = False) -> str | None:
 
 
 _compiled = cache(re.compile)
-
-
-def index_text(rules: Sequence) -> str:
-    """The text of ``rule_index.py`` for these rule classes."""
-    rows = "".join(f"    {tuple(entry(rule))!r},\n" for rule in rules)
-    return (
-        '"""What the pre-filter reads of each rule: (CODE, TARGETS, TRIGGERS, REQUIRES).\n\n'
-        "Generated from codemods/ by migrate_xla/prefilter.py; do not edit. Regenerate it after\n"
-        f"adding a rule or changing its TRIGGERS, REQUIRES or TARGETS:\n\n    {REGENERATE}\n"
-        '"""\n\n'
-        f"RULES = (\n{rows})\n"
-    )
-
-
-def main() -> int:
-    from migrate_xla import registry
-
-    text = index_text(registry.all_rules())
-    if INDEX.exists() and INDEX.read_text(encoding="utf-8") == text:
-        print(f"{INDEX.name} is current", file=sys.stderr)
-        return 0
-    INDEX.write_text(text, encoding="utf-8")
-    print(f"wrote {INDEX}", file=sys.stderr)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -6,7 +6,7 @@ a comment with a blank line under it: tree.lines_left_by) can move to the next s
 instead of vanishing with it (LibCST drops an empty line whole); the comment lines
 directly above it are about it, and go with it.
 
-The engine (migrate_xla/engine.py) makes the placeholders and drops them when it leaves
+The engine (migrate_xla/engine/runner.py) makes the placeholders and drops them when it leaves
 a block. A rule that looks at the statements of a block before then sees them
 (``is_removed``), and a rule that rebuilds a block drops them itself
 (``drop_removed_lines``): both are part of the rule API (``migrate_xla.rule``).

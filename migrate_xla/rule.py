@@ -2,7 +2,7 @@
 
 A rule is a small LibCST transformer fragment: it defines ``visit_<Node>`` and
 ``leave_<Node>`` methods like a ``libcst.CSTTransformer``, and the engine runs all
-enabled rules together in one traversal of the tree (see ``engine.RuleRunner``).
+enabled rules together in one traversal of the tree (``RuleRunner``, migrate_xla/engine/runner.py).
 Rules never edit imports by hand: they schedule them through ``FileContext``.
 
 The public names of this module are all that a rule (``codemods/``) imports from

@@ -1,9 +1,9 @@
 """What the pre-filter reads of each rule: (CODE, TARGETS, TRIGGERS, REQUIRES).
 
-Generated from codemods/ by migrate_xla/prefilter.py; do not edit. Regenerate it after
+Generated from codemods/ by migrate_xla/make_index.py; do not edit. Regenerate it after
 adding a rule or changing its TRIGGERS, REQUIRES or TARGETS:
 
-    .venv/bin/python -m migrate_xla.prefilter  (or: make docs)
+    .venv/bin/python -m migrate_xla.make_index  (or: make docs)
 """
 
 RULES = (

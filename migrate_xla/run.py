@@ -2,8 +2,8 @@
 through a process pool.
 
 A file that wakes no enabled rule (migrate_xla/prefilter.py) is done here, without
-LibCST or the rule modules: they are imported, with migrate_xla/engine.py (parse,
-rules, imports, positions), the first time a file wakes a rule. A pre-commit run over
+LibCST or the rule modules: they are imported, with migrate_xla/engine/ (slice, parse,
+rules, imports, positions, codegen), the first time a file wakes a rule. A pre-commit run over
 files with no CUDA code then costs little more than starting Python and click.
 """
 
@@ -18,15 +18,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from migrate_xla import prefilter, registry
-from migrate_xla.findings import TARGETS, Diagnostic
-from migrate_xla.sources import Found, Patterns, Source, SourceError, read_source
+from migrate_xla.findings import TARGETS, Diagnostic, MigrationError
+from migrate_xla.sources.discovery import Found, Patterns
+from migrate_xla.sources.reading import read_source
+from migrate_xla.sources.source import Source, SourceError
 
 if TYPE_CHECKING:
     from migrate_xla.rule import Rule
-
-
-class MigrationError(Exception):
-    """A unit of code the engine could not migrate; it is left exactly as it was."""
 
 
 class Options(NamedTuple):
@@ -101,17 +99,18 @@ def migrate_code(
     lap("pre-filter")
     if not woken:
         return text, []
-    return _engine().migrate_woken(text, [rule.CODE for rule in woken], options, filename, lap)
+    settings = {"unsafe_fixes": options.unsafe_fixes, "target": options.target}
+    return _pipeline().migrate_woken(text, [rule.CODE for rule in woken], settings, filename, lap)
 
 
-def _engine():
-    """migrate_xla.engine, and with it LibCST and the rules: imported when a file first wakes a rule."""
-    engine = sys.modules.get("migrate_xla.engine")
-    if engine is None:
-        from migrate_xla import engine
+def _pipeline():
+    """migrate_xla.engine.pipeline, and with it LibCST and the rules: imported when a file first wakes a rule."""
+    pipeline = sys.modules.get("migrate_xla.engine.pipeline")
+    if pipeline is None:
+        from migrate_xla.engine import pipeline
 
         gc.freeze()  # what it imported is never garbage: the collections every COLLECT_EVERY files skip it
-    return engine
+    return pipeline
 
 
 def migrate_file(found: Found, options: Options) -> FileResult:

@@ -8,7 +8,7 @@ the same (code) order, and a transformation rebuilds only the nodes whose childr
 changed (benchmarks/README.md).
 
 These are LibCST's private APIs (``_visit_and_replace_children``, ``_codegen``,
-``CodegenState``, ``_BaseParenthesizedNode``; engine.py's position recorder uses
+``CodegenState``, ``_BaseParenthesizedNode``; engine/positions.py's recorder uses
 ``_codegen`` too): pyproject.toml pins LibCST to the minor release the test suite runs
 them against (constraints.txt), so that a new LibCST cannot change them under a user.
 """

@@ -39,7 +39,7 @@ def is_noop(case: Path) -> bool:
 def fixture_options(case: Path, **extra):
     """A fixture's first line ``# fixture: unsafe-fixes target=spmd`` asks for unsafe fixes, a
     target; ``extra`` adds other options (``select=[...]``)."""
-    from migrate_xla.engine import options_for
+    from migrate_xla.run import options_for
 
     first = case.read_text().splitlines()[:1]
     words = first[0].removeprefix("# fixture:").split() if first and first[0].startswith("# fixture:") else []
@@ -65,7 +65,7 @@ def fixture_rules(case: Path) -> list[str] | None:
 
 def migrate_with_findings(code: str, **options):
     """``(migrated, diagnostics)`` of ``code`` (dedented) under ``options_for(**options)``."""
-    from migrate_xla.engine import migrate_code, options_for
+    from migrate_xla.run import migrate_code, options_for
 
     return migrate_code(textwrap.dedent(code), options_for(**options))
 

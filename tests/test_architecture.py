@@ -1,8 +1,8 @@
 """The layout's rules, read from the imports (tests/import_graph.py, with ``ast``).
 
-- Imports go one way. No cycle of imports that run at import time, anywhere in
-  migrate_xla/ and codemods/; the cycles through a deferred import (an import inside a
-  function) are the known ones below, which the engine and sources splits remove.
+- Imports go one way: no cycle anywhere in migrate_xla/ and codemods/, neither of imports
+  that run at import time nor through a deferred one (an import inside a function, which
+  cannot break an import but still ties two modules into one) or a typing-only one.
 - A rule family (a module or package directly under codemods/) imports from its own
   modules, from codemods/shared/ and from ``migrate_xla.rule``, the rule API, which gives
   it public names only: never another family, never a private name of another family or
@@ -15,24 +15,12 @@ from __future__ import annotations
 import pytest
 
 import migrate_xla.rule
-from import_graph import cycles, graph
+from import_graph import KINDS, cycles, graph
 from migrate_xla import registry
 
 IMPORTS = graph()
 RULE_API = "migrate_xla.rule"
 SHARED = f"codemods.{registry.SHARED}"
-
-# Cycles closed by a deferred import, each two modules that should be one or be split:
-# run.py imports engine.py lazily (to keep LibCST out of a run that wakes no rule) and
-# engine.py re-exports run.py's names; sources.py reads a notebook through notebooks.py,
-# which builds on sources.py's types; prefilter.py's generator (`python -m
-# migrate_xla.prefilter`) lists the rules through the registry, which reads its index.
-# Splitting the engine and the sources (issue 13, point 2) removes the first two.
-KNOWN_DEFERRED_CYCLES = [
-    ["migrate_xla.engine", "migrate_xla.run"],
-    ["migrate_xla.notebooks", "migrate_xla.sources"],
-    ["migrate_xla.prefilter", "migrate_xla.registry"],
-]
 
 
 def family_of(module: str) -> str | None:
@@ -45,24 +33,22 @@ RULE_MODULES = sorted(m for m in IMPORTS if family_of(m) is not None)
 
 
 def test_the_graph_sees_the_packages():
-    assert {"migrate_xla.engine", "migrate_xla.rule", "codemods.checkpoints", "codemods.amp.autocast", SHARED} <= set(
-        IMPORTS
-    )
+    assert {
+        "migrate_xla.engine.pipeline",
+        "migrate_xla.sources.notebooks",
+        "migrate_xla.rule",
+        "codemods.checkpoints",
+        "codemods.amp.autocast",
+        SHARED,
+    } <= set(IMPORTS)
     assert any(i.module == RULE_API for i in IMPORTS["codemods.amp.autocast"])
 
 
-def test_no_import_cycle_at_import_time():
+def test_no_import_cycle():
     assert cycles(IMPORTS, ("top",)) == [], (
         "modules that import each other when imported (python tests/import_graph.py)"
     )
-
-
-def test_cycles_through_deferred_imports_are_the_known_ones():
-    found = cycles(IMPORTS, ("top", "deferred"))
-    new = [c for c in found if c not in KNOWN_DEFERRED_CYCLES]
-    gone = [c for c in KNOWN_DEFERRED_CYCLES if c not in found]
-    assert not new, f"new import cycles through a deferred import: {new}"
-    assert not gone, f"these cycles are gone: remove them from KNOWN_DEFERRED_CYCLES: {gone}"
+    assert cycles(IMPORTS, KINDS) == [], "modules that import each other (python tests/import_graph.py --cycles)"
 
 
 @pytest.mark.parametrize("module", RULE_MODULES)

@@ -28,8 +28,8 @@ from conftest import (
     is_noop,
 )
 from migrate_xla import registry
-from migrate_xla.engine import migrate_code, migrate_file, options_for
-from migrate_xla.sources import Found
+from migrate_xla.run import migrate_code, migrate_file, options_for
+from migrate_xla.sources.discovery import Found
 
 FAMILIES = sorted({registry.family(rule) for rule in registry.all_rules()})
 RULES = {rule.CODE: rule for rule in registry.all_rules()}

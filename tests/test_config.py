@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT, make_repo, write
 from migrate_xla import config
 from migrate_xla.cli import migrate
-from migrate_xla.engine import TARGETS
+from migrate_xla.findings import TARGETS
 from test_cli import FINDING, FIXABLE
 
 HALF = "import torch\nx = torch.ones(2).half()\n"  # XLA405: an unsafe fix

@@ -8,8 +8,9 @@ import libcst as cst
 import pytest
 
 from migrate_xla import registry
-from migrate_xla.engine import MigrationError, migrate_code, options_for
+from migrate_xla.findings import MigrationError
 from migrate_xla.rule import FileContext, Rule
+from migrate_xla.run import migrate_code, options_for
 
 
 def migrate(code: str, **options) -> str:
@@ -174,14 +175,14 @@ def test_output_that_does_not_compile_is_refused(monkeypatch):
                 return self.replace(original, updated, cst.Name("yield"), "bad")
             return updated
 
-    from migrate_xla import engine, prefilter
+    from migrate_xla import prefilter, run
 
     monkeypatch.setattr(registry, "all_rules", lambda: (Broken,))
     monkeypatch.setattr(prefilter, "indexed", lambda: (prefilter.entry(Broken),))
     prefilter.enabled.cache_clear()
     try:
         with pytest.raises(MigrationError, match="does not compile"):
-            migrate_code("import torch\nx = torch.cuda\n", engine.Options(codes=("XLA198",)))
+            migrate_code("import torch\nx = torch.cuda\n", run.Options(codes=("XLA198",)))
     finally:
         prefilter.enabled.cache_clear()
 
@@ -249,7 +250,7 @@ def test_rewriter_does_not_import_torch():
     import sys
 
     code = (
-        "import sys; from migrate_xla.engine import migrate_code, options_for;"
+        "import sys; from migrate_xla.run import migrate_code, options_for;"
         "migrate_code('import torch\\nx = torch.ones(1).cuda()\\n', options_for());"
         "assert 'torch' not in sys.modules, 'torch was imported'"
     )

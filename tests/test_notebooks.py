@@ -18,8 +18,10 @@ import stat
 import pytest
 
 from conftest import write
-from migrate_xla.engine import migrate_file, options_for
-from migrate_xla.sources import Found, SourceError, find_sources, read_source
+from migrate_xla.run import migrate_file, options_for
+from migrate_xla.sources.discovery import Found, find_sources
+from migrate_xla.sources.reading import read_source
+from migrate_xla.sources.source import SourceError
 
 FINDING = re.compile(
     r"^(?P<path>.+?):cell (?P<cell>\d+):(?P<line>\d+):(?P<col>\d+): (?P<code>XLA\d{3}) (?P<message>.+)$"

@@ -11,14 +11,14 @@ import sys
 import pytest
 
 from conftest import FIXTURES, ROOT
-from migrate_xla import prefilter, registry
+from migrate_xla import make_index, prefilter, registry
 
 
 def test_rule_index_is_current():
-    written = prefilter.INDEX.read_text(encoding="utf-8") if prefilter.INDEX.exists() else ""
-    assert written == prefilter.index_text(registry.all_rules()), (
+    written = make_index.INDEX.read_text(encoding="utf-8") if make_index.INDEX.exists() else ""
+    assert written == make_index.index_text(registry.all_rules()), (
         "migrate_xla/rule_index.py is out of date with the rules in codemods/ (a rule added, or its "
-        f"TRIGGERS, REQUIRES or TARGETS changed); regenerate it: {prefilter.REGENERATE}"
+        f"TRIGGERS, REQUIRES or TARGETS changed); regenerate it: {make_index.REGENERATE}"
     )
 
 

@@ -10,9 +10,10 @@ import libcst as cst
 import pytest
 
 from conftest import FIXTURES
-from migrate_xla import engine, prefilter, slicing
-from migrate_xla.engine import migrate_code, options_for
-from migrate_xla.sources import read_source
+from migrate_xla import prefilter, slicing
+from migrate_xla.engine import pipeline
+from migrate_xla.run import migrate_code, options_for
+from migrate_xla.sources.reading import read_source
 
 CUDA = (re.compile(r"cuda"),)
 
@@ -20,25 +21,25 @@ CUDA = (re.compile(r"cuda"),)
 @pytest.fixture
 def always_slice(monkeypatch):
     """Slice every file, however small, whatever it saves; count the slices the engine used."""
-    monkeypatch.setattr(engine, "SLICE_FROM", 0)
+    monkeypatch.setattr(pipeline, "SLICE_FROM", 0)
     monkeypatch.setattr(slicing, "MIN_SAVING", 0.0)
     used = []
-    migrate = engine._migrate
+    migrate = pipeline._migrate
 
     def spy(text, piece, *args):
         used.append(piece is not None)
         return migrate(text, piece, *args)
 
-    monkeypatch.setattr(engine, "_migrate", spy)
+    monkeypatch.setattr(pipeline, "_migrate", spy)
     return used
 
 
 def whole(text: str, options) -> tuple[str, list]:
-    saved, engine.SLICE_FROM = engine.SLICE_FROM, 10**12
+    saved, pipeline.SLICE_FROM = pipeline.SLICE_FROM, 10**12
     try:
         return migrate_code(text, options)
     finally:
-        engine.SLICE_FROM = saved
+        pipeline.SLICE_FROM = saved
 
 
 FIXTURE_FILES = sorted(FIXTURES.glob("*/*.py"))
@@ -179,9 +180,9 @@ def test_no_slice_when_unsure(code):
 
 def test_a_moved_placeholder_falls_back_to_the_whole_file():
     piece = sliced("def f():\n    pass\nx = 'cuda'\n")
-    with pytest.raises(engine.WholeModuleNeeded):
+    with pytest.raises(pipeline.WholeModuleNeeded):
         piece.splice("with a:\n    __xla_migrate_skipped_0__\nx = 'cuda'\n")
-    with pytest.raises(engine.WholeModuleNeeded):
+    with pytest.raises(pipeline.WholeModuleNeeded):
         piece.splice("x = 'cuda'\n")
 
 
@@ -270,7 +271,7 @@ SLICED_CASES = {
 @pytest.mark.parametrize("name", SLICED_CASES)
 def test_sliced_migrations_equal_whole_ones(always_slice, name):
     text = textwrap.dedent(SLICED_CASES[name])
-    piece = engine._slice(text, prefilter.woken(options_for().rules, text))
+    piece = pipeline._slice(text, prefilter.woken(options_for().rules, text))
     assert piece is not None and piece.skipped  # the case really leaves something out
     for unsafe in (False, True):
         options = options_for(unsafe_fixes=unsafe)

@@ -1,4 +1,4 @@
-"""Finding files and reading / writing them without losing a byte (migrate_xla/sources.py)."""
+"""Finding files and reading / writing them without losing a byte (migrate_xla/sources/)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,12 @@ from pathlib import Path
 import pytest
 
 from conftest import make_repo, write
-from migrate_xla import sources
-from migrate_xla.engine import migrate_file, options_for
-from migrate_xla.sources import Found, SourceError, find_sources, read_source, write_back, write_copy
+from migrate_xla.run import migrate_file, options_for
+from migrate_xla.sources import writing
+from migrate_xla.sources.discovery import Found, find_sources
+from migrate_xla.sources.reading import read_source
+from migrate_xla.sources.source import SourceError
+from migrate_xla.sources.writing import write_back, write_copy
 
 
 def found(root: Path, *paths: Path) -> list[str]:
@@ -147,7 +150,7 @@ def test_interrupted_write_leaves_the_file_whole_and_no_temporary_file(tmp_path,
     def interrupted(src, dst):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(sources.os, "replace", interrupted)
+    monkeypatch.setattr(writing.os, "replace", interrupted)
     with pytest.raises(KeyboardInterrupt):
         write_back(source, "x = 2\n")
     assert path.read_text() == "x = 1\n"

@@ -25,8 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from migrate_xla import config, registry
-from migrate_xla.engine import migrate_files
-from migrate_xla.sources import find_sources, write_copy
+from migrate_xla.run import migrate_files
+from migrate_xla.sources.discovery import find_sources
+from migrate_xla.sources.writing import write_copy
 from migrate_xla.verify import interpreter
 from migrate_xla.verify.compare import Result, Run, compare
 from migrate_xla.verify.diagnosis import in_user_files

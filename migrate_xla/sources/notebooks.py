@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from migrate_xla.findings import CELL_NOT_MIGRATED, Diagnostic
-from migrate_xla.sources import Source, SourceError, Unit
+from migrate_xla.sources.source import Source, SourceError, Unit
 
 _MARKER = "# <xla-migrate cell {}>\n"
 _MARKER_LINE = re.compile(r"^# <xla-migrate cell (\d+)>\n", re.M)

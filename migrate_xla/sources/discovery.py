@@ -1,24 +1,13 @@
-"""Finding source files, and reading and writing them without losing anything.
-
-Reading keeps what a rewrite must give back unchanged: the encoding (a BOM or a
-PEP 263 coding cookie), the newline style (text is decoded without newline
-translation) and the file mode. Writing goes through a temporary file in the same
-folder and ``os.replace``, so an interrupted run never leaves half a file. A notebook
-(``.ipynb``) is read as a ``Notebook`` (notebooks.py), a Source whose text is its code
-cells as one program.
-"""
+"""Finding the files a run gets: folders walked for ``.py`` and ``.ipynb`` files honouring
+``.gitignore`` files, the default excludes and the configuration's ``exclude``; files
+named on the command line taken as given."""
 
 from __future__ import annotations
 
-import codecs
 import fnmatch
-import io
 import os
 import re
-import stat
-import tokenize
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -45,143 +34,6 @@ DEFAULT_EXCLUDES = frozenset(
         ".ipynb_checkpoints",
     }
 )
-
-
-class SourceError(Exception):
-    """A file that cannot be read, decoded or written; the message says why."""
-
-
-class Unit(NamedTuple):
-    """A piece of a file that a person reads on its own: a notebook cell, or a whole .py file."""
-
-    cell: int | None  # the notebook cell's number (1 is the first cell), None for a .py file
-    text: str
-
-
-@dataclass(frozen=True)
-class Source:
-    """One file's text and what is needed to write it back the same way.
-
-    ``text`` is the Python program the engine migrates; the methods map a migrated
-    program back to the file (a notebook overrides them).
-    """
-
-    path: Path
-    text: str
-    encoding: str  # "utf-8-sig" when the file starts with a BOM
-    mode: int
-    mtime_ns: int
-
-    def encode(self, text: str) -> bytes:
-        """The file's bytes for the (migrated) program ``text``."""
-        return text.encode(self.encoding)
-
-    def units(self, text: str) -> list[Unit]:
-        """``text`` (this program or its migration) in the pieces diffs and findings name."""
-        return [Unit(None, text)]
-
-    def locate(self, diagnostics: list) -> list:
-        """Findings at positions of the program, moved to their places in the file."""
-        return diagnostics
-
-    def file_lines(self, text: str) -> Callable[[int | None, int], int]:
-        """For the file written from ``text``: (cell, line in the cell) -> line in the file."""
-        return lambda cell, line: line
-
-
-def read_source(path: Path) -> Source:
-    try:
-        st = path.stat()
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise SourceError("file not found (removed during the run?)") from None
-    except IsADirectoryError:
-        raise SourceError("is a directory") from None
-    except OSError as exc:
-        raise SourceError(f"cannot read: {exc.strerror or exc}") from None
-    if path.suffix == ".ipynb":
-        from migrate_xla.notebooks import read_notebook  # only runs that meet a notebook import json
-
-        return read_notebook(path, data, stat.S_IMODE(st.st_mode), st.st_mtime_ns)
-    text, encoding = decode(data)
-    return Source(path, text, encoding, stat.S_IMODE(st.st_mode), st.st_mtime_ns)
-
-
-def decode(data: bytes) -> tuple[str, str]:
-    """Source bytes to (text, encoding), honouring a BOM or a coding cookie; newlines kept."""
-    encoding = _detect_encoding(data)
-    try:
-        return data.decode(encoding), encoding
-    except (UnicodeDecodeError, LookupError) as exc:
-        hint = "" if encoding != "utf-8" else " (declare it with a PEP 263 coding comment)"
-        raise SourceError(
-            f"cannot decode as {encoding}: {exc.reason if hasattr(exc, 'reason') else exc}{hint}"
-        ) from None
-
-
-# PEP 263: a coding comment on one of the first two lines.
-_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=]")
-
-
-def _detect_encoding(data: bytes) -> str:
-    """The encoding a BOM or a coding cookie declares, else UTF-8 (PEP 263)."""
-    try:
-        return tokenize.detect_encoding(io.BytesIO(data).readline)[0]
-    except SyntaxError as exc:
-        # tokenize also says "invalid or missing encoding declaration" for plain
-        # non-UTF-8 bytes on the first lines; without a cookie, decoding says what is wrong.
-        if any(_COOKIE.match(line) for line in data.removeprefix(codecs.BOM_UTF8).splitlines()[:2]):
-            raise SourceError(f"bad coding cookie: {exc.msg}") from None
-        return "utf-8"
-
-
-def write_atomic(path: Path, data: bytes, mode: int) -> None:
-    """Replace ``path`` with ``data`` in one step, keeping ``mode``."""
-    import tempfile  # only when writing: --check does not load it
-
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".xla-migrate")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def write_back(source: Source, text: str) -> None:
-    """Write migrated text over the file it came from, refusing when that is unsafe.
-
-    A symbolic link is written through: the file it points to gets the new text and
-    the link stays a link.
-    """
-    path = Path(os.path.realpath(source.path))
-    try:
-        st = path.stat()
-    except FileNotFoundError:
-        raise SourceError("file was removed during the run; not written") from None
-    if st.st_mtime_ns != source.mtime_ns:
-        raise SourceError("file changed during the run; not written")
-    if not st.st_mode & stat.S_IWUSR:
-        raise SourceError("file is read-only; not written")
-    try:
-        write_atomic(path, source.encode(text), source.mode)
-    except OSError as exc:
-        raise SourceError(f"cannot write: {exc.strerror or exc}") from None
-
-
-def write_copy(target: Path, source: Source, text: str) -> None:
-    """Write migrated text to ``target`` (``-o DIR``), creating folders as needed."""
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(target, source.encode(text), source.mode | stat.S_IWUSR)
-    except OSError as exc:
-        raise SourceError(f"cannot write {target}: {exc.strerror or exc}") from None
-
-
-# -- finding files ---------------------------------------------------------------------
 
 
 class Found(NamedTuple):

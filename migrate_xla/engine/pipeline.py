@@ -1,0 +1,120 @@
+"""One file that wakes a rule, through the LibCST part of the pipeline (docs/design.md,
+"The pipeline for one file"): a big file as a slice without what no woken rule needs
+(migrate_xla/slicing.py), one parse, every woken rule in one traversal (runner.py), the
+scheduled imports applied once, the findings' positions (positions.py), code generation,
+and the check that the result compiles. The pre-filter before it, without LibCST, is
+run.py's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from functools import cache
+
+import libcst as cst
+
+from migrate_xla import registry
+from migrate_xla.engine.positions import positioned
+from migrate_xla.engine.runner import RuleRunner
+from migrate_xla.findings import Diagnostic, MigrationError
+from migrate_xla.imports import apply_imports
+from migrate_xla.prefilter import patterns_of
+from migrate_xla.rule import FileContext, Rule, WholeModuleNeeded
+from migrate_xla.slicing import Slice, slice_text
+from migrate_xla.tree import codegen, parse_module
+
+
+def migrate_woken(
+    text: str, codes: Sequence[str], settings: dict, filename: str, lap: Callable[[str], None]
+) -> tuple[str, list[Diagnostic]]:
+    """The rest of ``run.migrate_code`` for a unit that wakes the rules ``codes``;
+    ``settings`` are the run's for every file (``unsafe_fixes``, ``target``: FileContext's)."""
+    triggered = registry.rules_of(codes)
+    piece = _slice(text, triggered)
+    lap("slice" if piece is not None else "slice not taken")
+    if piece is not None:
+        try:
+            return _migrate(text, piece, triggered, settings, filename, lap)
+        except WholeModuleNeeded:
+            lap("slice given up")
+    return _migrate(text, None, triggered, settings, filename, lap)
+
+
+# Files shorter than this are parsed whole: slicing them saves less than it costs
+# (4,000: 3% less time than 8,000 on torch's CUDA-heavy packages, benchmarks/README.md).
+SLICE_FROM = 4000
+
+
+def _slice(text: str, rules: Sequence[type[Rule]]) -> Slice | None:
+    if len(text) < SLICE_FROM or any(rule.WHOLE_MODULE for rule in rules):
+        return None
+    return slice_text(text, _keep(rules))
+
+
+def _keep(rules: Sequence[type[Rule]]) -> list[re.Pattern[str]]:
+    """What keeps a unit in a slice: a trigger or context pattern of one of ``rules``.
+    One pattern a rule, compiled once: a union for each file's own set of rules would
+    be compiled again for most files."""
+    return [p for rule in rules for p in (*patterns_of(rule)[0], *_context(rule))]
+
+
+@cache
+def _context(rule: type[Rule]) -> tuple[re.Pattern[str], ...]:
+    return tuple(map(re.compile, rule.CONTEXT))
+
+
+def _migrate(
+    text: str,
+    piece: Slice | None,
+    rules: Sequence[type[Rule]],
+    settings: dict,
+    filename: str,
+    lap: Callable[[str], None],
+) -> tuple[str, list[Diagnostic]]:
+    """Parse ``text`` (or its slice ``piece``), run ``rules``, apply imports, check the result."""
+    source = text if piece is None else piece.text
+    try:
+        module = parse_module(source)
+    except cst.ParserSyntaxError as exc:
+        if piece is not None:
+            raise WholeModuleNeeded from None  # the whole file's own error, or none
+        raise MigrationError(f"cannot parse: {_syntax_error(text, filename, exc)}") from None
+    lap("parse")
+    ctx = FileContext(**settings, sliced=piece is not None, source=source)
+    new_module = RuleRunner(ctx, [rule(ctx) for rule in rules], piece).run(module)
+    lap("rules")
+    elsewhere = Counter if piece is None else piece.name_uses
+    new_module = apply_imports(new_module, ctx.imports_to_add, ctx.imports_to_remove, elsewhere)
+    lap("imports")
+    diagnostics = positioned(module, ctx, None if piece is None else piece.line)
+    lap("positions")
+    # Nothing changed: the traversal hands back the parsed module itself, whose code is
+    # the text (LibCST round-trips byte for byte), so code generation is skipped.
+    whole = str if piece is None else piece.splice
+    new_text = text if new_module is module else whole(codegen(new_module))
+    lap("codegen")
+    if new_text != text:
+        try:
+            compile(new_text, filename, "exec", dont_inherit=True)
+        except SyntaxError as exc:
+            raise MigrationError(
+                f"internal error: the migrated code does not compile ({exc.msg}, line {exc.lineno}); "
+                "the file was left unchanged, please report this"
+            ) from None
+    lap("compile")
+    return new_text, diagnostics
+
+
+def _syntax_error(text: str, filename: str, exc: cst.ParserSyntaxError) -> str:
+    """Python's own account of the error (clearer than the parser's), else LibCST's."""
+    try:
+        compile(text, filename, "exec", dont_inherit=True)
+    except SyntaxError as error:
+        if error.lineno is None:  # "source code string cannot contain null bytes"
+            return error.msg
+        return f"line {error.lineno}, column {error.offset or 1}: {error.msg}"
+    except ValueError as error:  # null bytes, before Python 3.11.4
+        return str(error)
+    return f"line {exc.raw_line}, column {exc.raw_column + 1}: {exc.message}"

@@ -1,0 +1,45 @@
+"""Generates ``rule_index.py``, what the pre-filter (prefilter.py) reads of each rule,
+from the rules themselves:
+
+    .venv/bin/python -m migrate_xla.make_index     (or: make docs)
+
+tests/test_prefilter.py fails when the index is stale.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from migrate_xla import registry
+from migrate_xla.prefilter import entry
+
+INDEX = Path(__file__).with_name("rule_index.py")
+REGENERATE = ".venv/bin/python -m migrate_xla.make_index  (or: make docs)"
+
+
+def index_text(rules: Sequence) -> str:
+    """The text of ``rule_index.py`` for these rule classes."""
+    rows = "".join(f"    {tuple(entry(rule))!r},\n" for rule in rules)
+    return (
+        '"""What the pre-filter reads of each rule: (CODE, TARGETS, TRIGGERS, REQUIRES).\n\n'
+        "Generated from codemods/ by migrate_xla/make_index.py; do not edit. Regenerate it after\n"
+        f"adding a rule or changing its TRIGGERS, REQUIRES or TARGETS:\n\n    {REGENERATE}\n"
+        '"""\n\n'
+        f"RULES = (\n{rows})\n"
+    )
+
+
+def main() -> int:
+    text = index_text(registry.all_rules())
+    if INDEX.exists() and INDEX.read_text(encoding="utf-8") == text:
+        print(f"{INDEX.name} is current", file=sys.stderr)
+        return 0
+    INDEX.write_text(text, encoding="utf-8")
+    print(f"wrote {INDEX}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+"""The one source type: a file's text, the Python program the engine migrates, and what
+is needed to write it back the same way (migrate_xla/sources/__init__.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+
+class SourceError(Exception):
+    """A file that cannot be read, decoded or written; the message says why."""
+
+
+class Unit(NamedTuple):
+    """A piece of a file that a person reads on its own: a notebook cell, or a whole .py file."""
+
+    cell: int | None  # the notebook cell's number (1 is the first cell), None for a .py file
+    text: str
+
+
+@dataclass(frozen=True)
+class Source:
+    """One file's text and what is needed to write it back the same way.
+
+    ``text`` is the Python program the engine migrates; the methods map a migrated
+    program back to the file (a notebook overrides them).
+    """
+
+    path: Path
+    text: str
+    encoding: str  # "utf-8-sig" when the file starts with a BOM
+    mode: int
+    mtime_ns: int
+
+    def encode(self, text: str) -> bytes:
+        """The file's bytes for the (migrated) program ``text``."""
+        return text.encode(self.encoding)
+
+    def units(self, text: str) -> list[Unit]:
+        """``text`` (this program or its migration) in the pieces diffs and findings name."""
+        return [Unit(None, text)]
+
+    def locate(self, diagnostics: list) -> list:
+        """Findings at positions of the program, moved to their places in the file."""
+        return diagnostics
+
+    def file_lines(self, text: str) -> Callable[[int | None, int], int]:
+        """For the file written from ``text``: (cell, line in the cell) -> line in the file."""
+        return lambda cell, line: line

@@ -1,0 +1,56 @@
+"""Writing migrated text: through a temporary file in the same folder and ``os.replace``,
+so that an interrupted run never leaves half a file; encoding and mode kept."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from migrate_xla.sources.source import Source, SourceError
+
+
+def write_atomic(path: Path, data: bytes, mode: int) -> None:
+    """Replace ``path`` with ``data`` in one step, keeping ``mode``."""
+    import tempfile  # only when writing: --check does not load it
+
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".xla-migrate")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_back(source: Source, text: str) -> None:
+    """Write migrated text over the file it came from, refusing when that is unsafe.
+
+    A symbolic link is written through: the file it points to gets the new text and
+    the link stays a link.
+    """
+    path = Path(os.path.realpath(source.path))
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise SourceError("file was removed during the run; not written") from None
+    if st.st_mtime_ns != source.mtime_ns:
+        raise SourceError("file changed during the run; not written")
+    if not st.st_mode & stat.S_IWUSR:
+        raise SourceError("file is read-only; not written")
+    try:
+        write_atomic(path, source.encode(text), source.mode)
+    except OSError as exc:
+        raise SourceError(f"cannot write: {exc.strerror or exc}") from None
+
+
+def write_copy(target: Path, source: Source, text: str) -> None:
+    """Write migrated text to ``target`` (``-o DIR``), creating folders as needed."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(target, source.encode(text), source.mode | stat.S_IWUSR)
+    except OSError as exc:
+        raise SourceError(f"cannot write {target}: {exc.strerror or exc}") from None
