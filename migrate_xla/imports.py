@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 import libcst as cst
 
 from migrate_xla.rule import Import, dotted_name
-from migrate_xla.tree import children, lines_left_by
+from migrate_xla.tree import TRIVIA, children, lines_left_by
 
 
 def apply_imports(
@@ -135,7 +135,7 @@ def _name_uses(module: cst.Module) -> Counter:
         elif kind is cst.Attribute:
             stack.append(node.value)  # its attr is a name, not a use of one
         elif kind is not cst.Import and kind is not cst.ImportFrom:
-            stack.extend(children(node))
+            stack.extend([child for child in children(node) if type(child) not in TRIVIA])  # no name in layout
     return uses
 
 

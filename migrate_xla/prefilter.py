@@ -65,20 +65,31 @@ def woken(rules: Sequence, text: str) -> list:
     seen: dict[str, bool] = {}  # rules share patterns (``cuda`` as a word, ``.cuda(``)
     words: set[str] | None = None
 
-    def occurs(pattern: str) -> bool:
+    def has_word(names: frozenset[str]) -> bool:
         nonlocal words
+        if words is None:
+            found = _first_occurrences(text, names)
+            if found is not None:
+                return found  # most files: no need to list the text's words
+            words = set(_WORD.findall(text))
+        return not words.isdisjoint(names)
+
+    def occurs(pattern: str) -> bool:
         hit = seen.get(pattern)
         if hit is None:
-            kind, what = _test(pattern)
-            if kind == "words":
-                if words is None:
-                    words = set(_WORD.findall(text))
-                hit = not words.isdisjoint(what)
-            elif kind == "text":
-                hit = any(literal in text for literal in what)
-            else:
-                start, source = what
-                hit = start in text and _compiled(source).search(text) is not None
+            hit = False
+            for kind, what in _tests(pattern):
+                if kind == "text":
+                    hit = any(literal in text for literal in what)
+                elif kind == "absent":
+                    hit = not any(literal in text for literal in what)
+                elif kind == "words":
+                    hit = has_word(what)
+                else:
+                    starts, source = what
+                    hit = any(start in text for start in starts) and _compiled(source).search(text) is not None
+                if hit:
+                    break
             seen[pattern] = hit
         return hit
 
@@ -90,55 +101,155 @@ def woken(rules: Sequence, text: str) -> list:
     return found
 
 
-# Most patterns need no regex: ``words(...)`` of rule.py (names, each as a whole word) is
-# looked up among the text's words, and an alternation of literals (``no_grad|inference_mode``,
-# ``\.cuda\(``) is found with ``in``; a regex whose every match starts with a literal
-# (``load(?<!\wload)\(``) is compiled only for a text that holds the literal. Each answers
-# exactly as ``re.search`` would; compiling the patterns is most of the pre-filter of a
-# pre-commit run, and scanning the text once for each name most of a big tree's.
+# Most patterns need no regex. A pattern is read as its top-level alternatives, each
+# tested its cheapest way: ``words(...)`` of rule.py (names, each as a whole word) and
+# ``name(?<!\wname)\b`` are looked up among the text's words; a literal (``\.cuda\(``, and
+# a few characters to choose from: ``['"]xla['"]``) is found with ``in``, and so is its
+# absence, ``\A(?![\s\S]*LITERAL)``; any other regex is compiled only for a text that holds
+# a literal every match of it starts with. Each answers exactly as ``re.search`` would;
+# compiling the patterns is most of the pre-filter of a pre-commit run, and scanning the
+# text once for each name most of a big tree's.
 _WORD = re.compile(r"\w+")
 _SPECIAL = frozenset("\\.^$*+?{}[]()|")
 _QUANTIFIERS = frozenset("?*+{")
+_COST = {"text": 0, "absent": 0, "words": 1, "regex": 2}
+_GLOBAL_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
+_ABSENT = "\\A(?![\\s\\S]*"
+_MAX_LITERALS = 16
 
 
 @cache
-def _test(pattern: str) -> tuple[str, object]:
-    """How to tell whether ``pattern`` occurs in a text: ("words", names), ("text",
-    literals) or ("regex", (a literal every match starts with, or "", the pattern))."""
-    if pattern.startswith("(?:") and pattern.endswith(")\\b"):
-        names = []
-        for part in pattern[3:-3].split("|"):
-            name, mark, rest = part.partition("(?<!\\w")
-            if not mark or rest != f"{name})" or not _WORD.fullmatch(name):
+def _tests(pattern: str) -> tuple[tuple[str, object], ...]:
+    """How to tell whether ``pattern`` occurs in a text: a test for each of its top-level
+    alternatives, cheapest first: ("words", names), ("text", literals), ("absent",
+    literals) or ("regex", (literals every match starts with, the alternative))."""
+    if _GLOBAL_FLAGS.match(pattern) or re.search(r"\\\d|\(\?P=", pattern):
+        return (("regex", (("",), pattern)),)  # flags or back-references bind the alternatives together
+    return tuple(sorted(map(_test, _alternatives(pattern)), key=lambda test: _COST[test[0]]))
+
+
+def _test(branch: str) -> tuple[str, object]:
+    if branch.endswith("\\b"):
+        inner = branch[:-2]
+        names = _word_names(inner[3:-1] if inner.startswith("(?:") and inner.endswith(")") else inner)
+        if names:
+            return "words", names
+    if branch.startswith(_ABSENT) and branch.endswith(")"):
+        literals, whole = _literals(branch[len(_ABSENT) : -1])
+        if whole:
+            return "absent", literals
+    literals, whole = _literals(branch)
+    return ("text", literals) if whole else ("regex", (literals, branch))
+
+
+def _word_names(pattern: str) -> frozenset[str] | None:
+    """The names of ``name(?<!\\wname)|...`` (a ``\\b`` after it makes each a whole word); None
+    when ``pattern`` is not that."""
+    names = []
+    for part in pattern.split("|"):
+        name, mark, rest = part.partition("(?<!\\w")
+        if not mark or rest != f"{name})" or not _WORD.fullmatch(name):
+            return None
+        names.append(name)
+    return frozenset(names)
+
+
+def _first_occurrences(text: str, names: frozenset[str], tries: int = 4) -> bool | None:
+    """Whether one of ``names`` occurs in ``text`` as a whole word, told from their first few
+    occurrences; None when those do not tell (a name seen only inside longer words so far)."""
+    for name in names:
+        end = -1
+        for _ in range(tries):
+            start = text.find(name, end + 1)
+            if start < 0:
                 break
-            names.append(name)
+            end = start + len(name)
+            before = text[start - 1] if start else " "
+            after = text[end] if end < len(text) else " "
+            if not (before.isalnum() or before == "_" or after.isalnum() or after == "_"):
+                return True  # `\w` is a character that is alphanumeric (as str.isalnum) or `_`
         else:
-            return "words", frozenset(names)
-    literals = [_literal(part) for part in pattern.split("|")]
-    if all(literal is not None for literal in literals):
-        return "text", tuple(literals)
-    return "regex", ("" if "|" in pattern else _literal(pattern, prefix=True), pattern)
+            return None
+    return False
 
 
-def _literal(pattern: str, prefix: bool = False) -> str | None:
-    """The text ``pattern`` matches, when it is a plain literal (punctuation may be escaped);
-    None when it is not. With ``prefix``, the literal it starts with (a quantified last
-    character left out), "" when none."""
-    out: list[str] = []
+def _alternatives(pattern: str) -> list[str]:
+    """``pattern`` split at its top-level ``|`` (not inside a group or a character class)."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            i += 1
+        elif char == "[":
+            i = _class_end(pattern, i)
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and not depth:
+            parts.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    return [*parts, pattern[start:]]
+
+
+def _class_end(pattern: str, i: int) -> int:
+    """The index of the ``]`` that closes the character class opened at ``i``."""
+    i += 1
+    if pattern[i : i + 1] == "^":
+        i += 1
+    if pattern[i : i + 1] == "]":
+        i += 1  # a `]` first is one of the characters
+    while i < len(pattern) and pattern[i] != "]":
+        i += 2 if pattern[i] == "\\" else 1
+    return i
+
+
+def _literals(pattern: str) -> tuple[tuple[str, ...], bool]:
+    """The texts that begin every match of ``pattern``: its literal characters (punctuation
+    may be escaped) and small character classes (``[sS]``, ``['"]``), up to the first
+    anything else or quantified character; and whether that is the whole pattern (the
+    texts are then exactly what it matches). ("",) when it starts with anything else."""
+    texts = [""]
     i = 0
     while i < len(pattern):
         char = pattern[i]
         if char == "\\" and i + 1 < len(pattern) and not (pattern[i + 1].isascii() and pattern[i + 1].isalnum()):
-            out.append(pattern[i + 1])
-            i += 2
+            options, end = pattern[i + 1], i + 2
+        elif char == "[":
+            end = _class_end(pattern, i) + 1
+            options = _class_characters(pattern[i + 1 : end - 1]) if end <= len(pattern) else None
+            if not options:
+                return tuple(texts), False
         elif char not in _SPECIAL:
+            options, end = char, i + 1
+        else:
+            return tuple(texts), False
+        if pattern[end : end + 1] in _QUANTIFIERS:
+            return tuple(texts), False  # a quantified character may be absent or repeated
+        if len(texts) * len(options) > _MAX_LITERALS:
+            return tuple(texts), False
+        texts = [text + option for text in texts for option in options]
+        i = end
+    return tuple(texts), True
+
+
+def _class_characters(inside: str) -> str | None:
+    """The characters of a character class written as a plain list of them (``sS``,
+    ``'\\"``); None for a range, a negation, an escape of a class like ``\\w``, or a set."""
+    out = []
+    i = 0
+    while i < len(inside):
+        char = inside[i]
+        if char == "\\" and i + 1 < len(inside) and not (inside[i + 1].isascii() and inside[i + 1].isalnum()):
+            out.append(inside[i + 1])
+            i += 2
+        elif char in "\\^-[]":
+            return None
+        else:
             out.append(char)
             i += 1
-        elif prefix:
-            return "".join(out[:-1] if char in _QUANTIFIERS else out)
-        else:
-            return None
-    return "".join(out)
+    return "".join(out) or None
 
 
 _compiled = cache(re.compile)

@@ -6,6 +6,7 @@ sight and only feeds autocast; XLA405 keeps off those places."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -14,7 +15,7 @@ import libcst as cst
 from codemods.amp.common import BFLOAT16, HALF, autocast_positions
 from codemods.amp.walk import is_reference, target_key, use_context, walk
 from codemods.shared.device_values import is_cuda_value, names_device
-from migrate_xla.rule import FileContext, call_arg, snippet, string_value
+from migrate_xla.rule import FileContext, call_arg, snippet, string_value, words
 
 # float16 spelled as a string, and what it becomes: for a dtype table's key, a config or
 # an argparse default (``"fp16"`` -> ``"bf16"`` only where the table has that key), and
@@ -66,10 +67,19 @@ class DtypeChoices:
     device_variables: set[str] = field(default_factory=set)  # those of them XLA102 rewrites
 
 
+# What a call of autocast spells (every name in CUDA_AUTOCAST and DEVICE_AUTOCAST ends in
+# ``autocast``): the word, then its call's `(`, or `as` when it is imported under another name.
+AUTOCAST_CALL = re.compile(words("autocast") + r"(?:[\s\\)]|#[^\n]*\n)*(?:\(|as\b)")
+
+
 def dtype_choices(ctx: FileContext, module: cst.Module) -> DtypeChoices:
-    """The analysis of ``module``, made once per file for XLA401 and XLA405."""
-    if "dtype_choices" not in ctx.shared:  # XLA405 alone wakes on files without autocast: no walk there
-        ctx.shared["dtype_choices"] = _ChoiceFinder(ctx, module).result if "autocast" in ctx.source else DtypeChoices()
+    """The analysis of ``module``, made once per file for XLA401 and XLA405. Without a call of
+    autocast it finds nothing the rules read (no choice; the device variables are read only
+    for an autocast call), so a file without one is not walked (XLA405 alone wakes on files
+    without autocast, and ``autocast`` is also a word of other names and of text)."""
+    if "dtype_choices" not in ctx.shared:
+        found = AUTOCAST_CALL.search(ctx.source)
+        ctx.shared["dtype_choices"] = _ChoiceFinder(ctx, module).result if found else DtypeChoices()
     return ctx.shared["dtype_choices"]
 
 

@@ -123,29 +123,29 @@ class Float16ToBfloat16(Rule):
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
         name = " ".join(target_name(t.target) for t in original.targets)
-        return updated.with_changes(value=self._half_string(original.value, updated.value, name))
+        return _with_value(updated, "value", self._half_string(original.value, updated.value, name))
 
     def leave_AnnAssign(self, original: cst.AnnAssign, updated: cst.AnnAssign):
-        return updated.with_changes(
-            value=self._half_string(original.value, updated.value, target_name(original.target))
-        )
+        value = self._half_string(original.value, updated.value, target_name(original.target))
+        return _with_value(updated, "value", value)
 
     def leave_DictElement(self, original: cst.DictElement, updated: cst.DictElement):
-        return updated.with_changes(
-            value=self._half_string(original.value, updated.value, string_value(original.key) or "")
+        return _with_value(
+            updated, "value", self._half_string(original.value, updated.value, string_value(original.key) or "")
         )
 
     def leave_Param(self, original: cst.Param, updated: cst.Param):
-        return updated.with_changes(default=self._half_string(original.default, updated.default, original.name.value))
+        return _with_value(
+            updated, "default", self._half_string(original.default, updated.default, original.name.value)
+        )
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         func = updated.func
         if not isinstance(func, cst.Attribute):
             return updated
-        torch, imports = torch_module(self.ctx)
-        bfloat16 = cst.Arg(parse_expr(f"{torch}.bfloat16"))
         method = func.attr.value
         if method == "half" and not original.args and self.qualname(original.func) is None:
+            bfloat16, imports = self._bfloat16_arg()
             replacement = updated.with_changes(func=func.with_changes(attr=cst.Name("to")), args=[bfloat16])
             return self._bfloat16(original, updated, replacement, imports)
         if (
@@ -153,17 +153,33 @@ class Float16ToBfloat16(Rule):
             and len(original.args) == 1
             and self.qualname(original.args[0].value) == "torch.cuda.HalfTensor"
         ):
+            bfloat16, imports = self._bfloat16_arg()
             args = [cst.Arg(parse_expr(XLA_DEVICE)), bfloat16]
             replacement = updated.with_changes(func=func.with_changes(attr=cst.Name("to")), args=args)
             self.ctx.forget_fixes_inside(original)
             return self._bfloat16(original, updated, replacement, [TORCH_XLA, *imports])
+        if method != "add_argument":
+            return updated
         option = call_arg(original, 0, None)
         index = arg_index(original, None, "default")
-        if method == "add_argument" and option is not None and index is not None:
+        if option is not None and index is not None:
             value = self._half_string(
                 original.args[index].value, updated.args[index].value, string_value(option.value) or ""
             )
+            if value is updated.args[index].value:
+                return updated
             args = list(updated.args)
             args[index] = args[index].with_changes(value=value)
             return updated.with_changes(args=args)
         return updated
+
+    def _bfloat16_arg(self) -> tuple[cst.Arg, list]:
+        """``torch.bfloat16`` as an argument, as this file spells torch, and the import it needs."""
+        torch, imports = torch_module(self.ctx)
+        return cst.Arg(parse_expr(f"{torch}.bfloat16")), imports
+
+
+def _with_value(node: cst.CSTNode, name: str, value: cst.CSTNode | None) -> cst.CSTNode:
+    """``node`` with its field ``name`` set to ``value``; ``node`` itself when that is its value
+    already (an unchanged node is not rebuilt: no code is generated for an unchanged file)."""
+    return node if getattr(node, name) is value else node.with_changes(**{name: value})

@@ -241,7 +241,7 @@ class GradScalerCall(_ScalerRewrite):
     NAME = "grad-scaler-call"
     SUMMARY = "scaler.scale(loss) / scaler.step(opt) on a scaler made elsewhere become loss / opt.step()"
     FIX = UNSAFE
-    TRIGGERS = (r"[sS]caler\.(scale|step)\(",)
+    TRIGGERS = (r"scaler\.scale\(|scaler\.step\(|Scaler\.scale\(|Scaler\.step\(",)  # literals: found with `in`
     GUESS = " (matched by shape: taken for a GradScaler made elsewhere)"
     BEFORE = (
         "def train_step(model, x, optimizer, scaler):\n    loss = model(x).sum()\n"

@@ -7,7 +7,7 @@ import libcst as cst
 
 from codemods.cuda_only.common import GUIDE, is_message_call
 from codemods.shared.device_values import KEPT_CUDA_CHECKS, is_cuda_literal
-from migrate_xla.rule import Rule, children, snippet
+from migrate_xla.rule import NODE_TYPES, Rule, children, snippet
 
 CUDA_MODULES = ("torch.cuda", "torch.backends.cudnn", "torch.backends.cuda")
 _BLOCKS = (cst.BaseSuite, cst.BaseStatement, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally)
@@ -62,6 +62,41 @@ STRING_HINT = (
 DEFAULT_HINT = f"has no automatic XLA rewrite; see {GUIDE}"
 
 _MESSAGE_PARTS = (cst.Arg, cst.IfExp, cst.BinaryOperation, cst.ConcatenatedString, cst.Tuple, cst.Element)
+
+
+def _types(*bases: type) -> frozenset[type]:
+    """Every node type derived from ``bases``: ``type(node) in`` it is ``isinstance`` without
+    the slow check against LibCST's abstract bases (_find runs on every node of a statement)."""
+    return frozenset(kind for kind in NODE_TYPES if issubclass(kind, bases))
+
+
+_REFERENCES = _types(cst.Attribute, cst.Name)
+_STRINGS = _types(cst.SimpleString, cst.FormattedString)
+# Not looked into: nested statements (_BLOCKS), and layout, below which nothing refers to anything
+_NOT_SEARCHED = _types(
+    *_BLOCKS,
+    cst.BaseParenthesizableWhitespace,
+    cst.EmptyLine,
+    cst.TrailingWhitespace,
+    cst.Newline,
+    cst.Comment,
+    cst.LeftParen,
+    cst.RightParen,
+    cst.LeftSquareBracket,
+    cst.RightSquareBracket,
+    cst.LeftCurlyBrace,
+    cst.RightCurlyBrace,
+    cst.Comma,
+    cst.Dot,
+    cst.Semicolon,
+    cst.Colon,
+    cst.AssignEqual,
+    cst.BaseBinaryOp,
+    cst.BaseBooleanOp,
+    cst.BaseCompOp,
+    cst.BaseUnaryOp,
+    cst.BaseAugOp,
+)
 
 
 class CudaReferenceLeft(Rule):
@@ -156,16 +191,17 @@ class CudaReferenceLeft(Rule):
         """
         if id(node) in self.ctx.shared.get(KEPT_CUDA_CHECKS, ()):
             return None  # a check XLA104 left for CUDA on purpose: it guards a CUDA-only feature
-        if isinstance(node, (cst.Attribute, cst.Name)):
+        kind = type(node)
+        if kind in _REFERENCES:
             if (self.qualname(node) or "").startswith(CUDA_MODULES):
                 return node
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "cuda":
+        if kind is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "cuda":
             return node
-        if isinstance(node, (cst.SimpleString, cst.FormattedString)) and is_cuda_literal(node) and not message:
+        if kind in _STRINGS and is_cuda_literal(node) and not message:
             return node
         message = is_message_call(node) or (message and isinstance(node, _MESSAGE_PARTS))
         for child in _references_in(node):
-            found = None if isinstance(child, _BLOCKS) else self._find(child, message)
+            found = None if type(child) in _NOT_SEARCHED else self._find(child, message)
             if found is not None:
                 return found
         return None

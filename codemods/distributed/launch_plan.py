@@ -15,7 +15,11 @@ SPAWN = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.spawn.s
 # launches already in XLA's form: a count before them breaks them just the same
 LAUNCHES = SPAWN | {"torch_xla.launch", "torch_xla.torch_xla.launch", "torch_xla.distributed.xla_multiprocessing.spawn"}
 LAUNCH_WORDS = words("spawn", "launch")  # the last part of every name in LAUNCHES
-LAUNCH_WORD = re.compile(LAUNCH_WORDS)
+# What a call of one of LAUNCHES spells: the word, then its call's `(` (`mp.spawn(`,
+# `(xmp.spawn)(`), or `as` when it is imported under another name (`spawn as sp`)
+LAUNCH_CALL = re.compile(LAUNCH_WORDS + r"(?:[\s\\)]|#[^\n]*\n)*(?:\(|as\b)")
+# What the import of one of LAUNCHES spells: their modules
+LAUNCH_MODULES = ("multiprocessing", "torch_xla")
 
 
 def _names(node: cst.CSTNode, name: str, scoped: bool = True, top: bool = True) -> int:
@@ -49,12 +53,13 @@ def launch_plan(ctx: FileContext, module: cst.Module) -> LaunchPlan:
     """Where world sizes counted before a spawn go: into the worker, as ``xr.world_size()``.
 
     Shared by XLA601 and XLA604 (the count before a launch is XLA601's); made once a file.
-    Code without a launch word has no launch, and no plan: the whole tree is not walked.
+    Code where no launch word is called or imported under another name, or whose imports
+    do not name the launches' modules, has no launch, and no plan: the whole tree is not walked.
     A launch in a slice needs the whole file: the plan follows the spawned worker and the
     counts in the parent's code.
     """
     if "launch_plan" not in ctx.shared:
-        if not LAUNCH_WORD.search(ctx.source):
+        if not any(module in ctx.source for module in LAUNCH_MODULES) or not LAUNCH_CALL.search(ctx.source):
             ctx.shared["launch_plan"] = LaunchPlan()
         else:
             ctx.shared["launch_plan"] = _launch_plan(module)

@@ -8,7 +8,7 @@ import re
 import libcst as cst
 
 from codemods.distributed.common import FSDP_GUIDE, SPMD_GUIDE
-from migrate_xla.rule import Rule, code_of
+from migrate_xla.rule import Rule, code_of, words
 
 # qualified-name prefix -> where to go instead
 MODEL_PARALLEL = {
@@ -40,7 +40,10 @@ class ModelParallelism(Rule):
     FIX = None
     SEVERITY = "error"
     TRIGGERS = (
-        r"fsdp|FullyShard|fully_shard|rpc(?<!\wrpc)\b|pipelin|distributed\._?tensor|device_mesh|DeviceMesh|parallelize_module",
+        # literals, found with `in`, and a word: no regex to run
+        r"fsdp|FullyShard|fully_shard|pipelin|distributed\.tensor|distributed\._tensor|device_mesh|DeviceMesh|"
+        r"parallelize_module",
+        words("rpc"),
     )
     BEFORE = "from torch.distributed.fsdp import FullyShardedDataParallel as FSDP\n\nmodel = FSDP(model)\n"
     AFTER = "from torch.distributed.fsdp import FullyShardedDataParallel as FSDP\n\n" + (

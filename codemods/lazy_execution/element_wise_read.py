@@ -9,7 +9,7 @@ import re
 import libcst as cst
 
 from codemods.lazy_execution.common import NESTED_SCOPES
-from migrate_xla.rule import ON_ACCELERATOR, SAFE, Rule, children, last_name, snippet, subtree
+from migrate_xla.rule import NODE_TYPES, ON_ACCELERATOR, SAFE, Rule, children, last_name, snippet
 
 CONVERSIONS = {"int", "float", "bool"}
 # methods whose result is a tensor (or a NumPy array: .tolist() serves both); .cpu() gives a
@@ -85,7 +85,10 @@ class ElementWiseRead(Rule):
     FIX = SAFE
     SEVERITY = "warning"
     # a conversion of the loop variable before its `for` on the same line: a comprehension
-    TRIGGERS = (r"(?:int|float|bool)\(\s*\w+\s*\)[^\n]*\bfor\s+\w+\s+in\b", r"\w\.item\(\)[^\n]*\bfor\s+\w+\s+in\b")
+    TRIGGERS = (
+        r"(?:int|float|bool)\(\s*\w+\s*\)[^\n]*\bfor\s+\w+\s+in\b",
+        r"\.item\(\)(?<=\w\.item\(\))[^\n]*\bfor\s+\w+\s+in\b",
+    )
     REQUIRES = (ON_ACCELERATOR,)
     WHOLE_MODULE = True  # a tensor can come from a function defined anywhere in the file
     BEFORE = "y = logits.argmax(dim=-1)[0]\nprint(''.join(itos[int(i)] for i in y))\n"
@@ -94,13 +97,21 @@ class ElementWiseRead(Rule):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self.scopes: list[cst.CSTNode] = []  # the module, then each enclosing function
-        self.functions: dict[str, list[cst.FunctionDef]] = {}
+        self._functions: dict[str, list[cst.FunctionDef]] | None = None  # found when first needed
 
     def visit_Module(self, node: cst.Module) -> None:
         self.scopes.append(node)
-        for found in subtree(node):
-            if isinstance(found, cst.FunctionDef):
-                self.functions.setdefault(found.name.value, []).append(found)
+
+    @property
+    def functions(self) -> dict[str, list[cst.FunctionDef]]:
+        """The file's functions by name, in code order (a walk of the whole module: done only
+        for a comprehension that reads a call's elements)."""
+        if self._functions is None:
+            self._functions = {}
+            for found in _own_nodes(self.scopes[0], scoped=False):
+                if isinstance(found, cst.FunctionDef):
+                    self._functions.setdefault(found.name.value, []).append(found)
+        return self._functions
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.scopes.append(node)
@@ -123,7 +134,7 @@ class ElementWiseRead(Rule):
 
     def _comprehension(self, original, updated, parts: tuple[str, ...]):
         loop = original.for_in
-        if not isinstance(loop.target, cst.Name) or not self._is_tensor(loop.iter, self.scopes[-1], 2, set()):
+        if not isinstance(loop.target, cst.Name):
             return updated
         name = loop.target.value
         used = [getattr(original, part) for part in parts] + [*(test.test for test in loop.ifs)]
@@ -131,6 +142,9 @@ class ElementWiseRead(Rule):
             used.append(loop.inner_for_in)
         reads = [_element_reads(node, name) for node in used]
         if any(count is None for count in reads) or not any(reads):
+            return updated
+        # after the reads: whether the iterable is a tensor may walk the whole scope (_assigned)
+        if not self._is_tensor(loop.iter, self.scopes[-1], 2, set()):
             return updated
         values = _ItemToValue(name)
         changes = {part: getattr(updated, part).visit(values) for part in parts}
@@ -178,13 +192,20 @@ class ElementWiseRead(Rule):
         return bool(returned) and all(self._is_tensor(value, function, depth, seen, tuples) for value in returned)
 
 
-def _own_nodes(node: cst.CSTNode):
-    """The nodes of a scope's own code: not those of functions, classes or lambdas in it."""
+# No statement is below an expression (a lambda's body is one): the walks for definitions,
+# assignments and returns do not enter them.
+_EXPRESSIONS = frozenset(kind for kind in NODE_TYPES if issubclass(kind, cst.BaseExpression))
+
+
+def _own_nodes(node: cst.CSTNode, scoped: bool = True):
+    """The statements (and the nodes of their own that are not inside an expression) of a
+    scope's own code, in code order: not those of functions, classes or lambdas in it; all
+    of them, with ``scoped`` False."""
     stack = list(reversed(children(node)))
     while stack:
         found = stack.pop()
         yield found
-        if not isinstance(found, NESTED_SCOPES):
+        if type(found) not in _EXPRESSIONS and not (scoped and isinstance(found, NESTED_SCOPES)):
             stack.extend(reversed(children(found)))
 
 

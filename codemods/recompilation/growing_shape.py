@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from codemods.recompilation.common import RECOMPILATION_DOC, TRAINING_PATH, in_training_path
-from migrate_xla.rule import ON_ACCELERATOR, Rule, call_arg, find, names_trigger, snippet, subtree
+from migrate_xla.rule import ON_ACCELERATOR, Rule, call_arg, find, names_trigger, snippet, subtree, words
 
 CONCATENATIONS = frozenset(
     f"torch.{name}"
@@ -25,6 +25,17 @@ BUFFER_HINT = (
     "costs no compilation"
 )
 LIST_HINT = "collect the pieces in a list (`parts.append(y)`) and concatenate once after the loop"
+
+
+# A slice (``[`` and ``:`` on one line) after a ``range`` or ``enumerate`` (the loops whose
+# index leave_Subscript follows): the loop's header comes before its body, in the same unit
+# of a slice. The scan from a ``range`` passes over other text and brackets that are not
+# slices, and stops at the first slice or at the next ``range``, so a text without such a
+# slice is read once, not once per ``range``. It never backtracks: what the lookahead
+# matched is taken as a whole (an atomic group, which ``re`` spells only from Python 3.11).
+_LOOP_COUNTER = words("range", "enumerate")
+_NO_SLICE = r"(?:[^\[re]+|\[(?![^\]\n]*:)|(?!" + _LOOP_COUNTER + r")[re])*"
+LOOP_INDEX_SLICE = _LOOP_COUNTER + r"(?=(?P<run>" + _NO_SLICE + r"))(?P=run)\[[^\]\n]*:"
 
 
 def _key(node: cst.CSTNode) -> str | None:
@@ -84,7 +95,7 @@ class GrowingShape(Rule):
     SUMMARY = "tensors concatenated onto themselves or sliced by the loop index in a loop are flagged"
     FIX = None
     SEVERITY = "warning"
-    TRIGGERS = (names_trigger(*CONCATENATIONS), r"\[[^\]\n]*:")
+    TRIGGERS = (names_trigger(*CONCATENATIONS), LOOP_INDEX_SLICE)
     REQUIRES = (ON_ACCELERATOR, TRAINING_PATH, r"(?m:^[ \t\f]*(?:async[ \t]+)?(?:for|while)\b)")  # a loop
     BEFORE = (
         "for _ in range(max_new_tokens):\n"

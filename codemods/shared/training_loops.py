@@ -27,15 +27,18 @@ def is_training_step_call(node: cst.CSTNode) -> bool:
     )
 
 
+_NESTED_DEFS = (cst.FunctionDef, cst.ClassDef, cst.Lambda)  # no subclasses: `type(x) in` is isinstance
+
+
 def calls_training_step(node: cst.CSTNode) -> bool:
     """Whether a loop body calls backward() or steps an optimizer (not looking into nested defs)."""
-    if is_training_step_call(node):
-        return True
-    return any(
-        calls_training_step(child)
-        for child in children(node)
-        if not isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
-    )
+    stack = [node]
+    while stack:
+        found = stack.pop()
+        if is_training_step_call(found):
+            return True
+        stack.extend(child for child in children(found) if type(child) not in _NESTED_DEFS)
+    return False
 
 
 def name_words(text: str) -> set[str]:
