@@ -7,7 +7,7 @@ import libcst as cst
 
 from codemods.cuda_only.common import GUIDE, is_message_call
 from codemods.shared.device_values import KEPT_CUDA_CHECKS, is_cuda_literal
-from migrate_xla.rule import NODE_TYPES, Rule, children, snippet
+from migrate_xla.rule import Rule, children, snippet, subclasses
 
 CUDA_MODULES = ("torch.cuda", "torch.backends.cudnn", "torch.backends.cuda")
 _BLOCKS = (cst.BaseSuite, cst.BaseStatement, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally)
@@ -67,7 +67,7 @@ _MESSAGE_PARTS = (cst.Arg, cst.IfExp, cst.BinaryOperation, cst.ConcatenatedStrin
 def _types(*bases: type) -> frozenset[type]:
     """Every node type derived from ``bases``: ``type(node) in`` it is ``isinstance`` without
     the slow check against LibCST's abstract bases (_find runs on every node of a statement)."""
-    return frozenset(kind for kind in NODE_TYPES if issubclass(kind, bases))
+    return frozenset().union(*map(subclasses, bases))
 
 
 _REFERENCES = _types(cst.Attribute, cst.Name)

@@ -9,7 +9,7 @@ import re
 import libcst as cst
 
 from codemods.lazy_execution.common import NESTED_SCOPES
-from migrate_xla.rule import NODE_TYPES, ON_ACCELERATOR, SAFE, Rule, children, last_name, snippet
+from migrate_xla.rule import ON_ACCELERATOR, SAFE, Rule, children, last_name, snippet, subclasses
 
 CONVERSIONS = {"int", "float", "bool"}
 # methods whose result is a tensor (or a NumPy array: .tolist() serves both); .cpu() gives a
@@ -194,7 +194,7 @@ class ElementWiseRead(Rule):
 
 # No statement is below an expression (a lambda's body is one): the walks for definitions,
 # assignments and returns do not enter them.
-_EXPRESSIONS = frozenset(kind for kind in NODE_TYPES if issubclass(kind, cst.BaseExpression))
+_EXPRESSIONS = subclasses(cst.BaseExpression)
 
 
 def _own_nodes(node: cst.CSTNode, scoped: bool = True):
