@@ -59,7 +59,7 @@ CORPORA = {
     "cuda-heavy": (["nn", "optim", "utils/data", "amp", "cuda", "distributed"], 1.0),
 }
 
-# Folders the tool never walks into (migrate_xla.sources.DEFAULT_EXCLUDES); repeated
+# Folders the tool never walks into (migrate_xla.sources.discovery.DEFAULT_EXCLUDES); repeated
 # here so the baseline's file list does not come from the code under test.
 EXCLUDES = {
     ".git",

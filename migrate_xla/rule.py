@@ -32,7 +32,7 @@ from migrate_xla.findings import (  # noqa: F401 (the rules' names)
     Diagnostic,
 )
 from migrate_xla.removed_lines import drop_removed_lines, is_removed  # noqa: F401 (the rules' names)
-from migrate_xla.tree import NODE_TYPES, children, codegen, subclasses  # noqa: F401 (NODE_TYPES, subclasses: the rules' names)
+from migrate_xla.tree import NODE_TYPES, TRIVIA, children, codegen, subclasses  # noqa: F401 (the rules' names)
 
 TODO_PREFIX = "# TODO(xla-migrate): "
 

@@ -7,7 +7,7 @@ import libcst as cst
 
 from codemods.cuda_only.common import GUIDE, is_message_call
 from codemods.shared.device_values import KEPT_CUDA_CHECKS, is_cuda_literal
-from migrate_xla.rule import Rule, children, snippet, subclasses
+from migrate_xla.rule import TRIVIA, Rule, children, snippet, subclasses
 
 CUDA_MODULES = ("torch.cuda", "torch.backends.cudnn", "torch.backends.cuda")
 _BLOCKS = (cst.BaseSuite, cst.BaseStatement, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally)
@@ -72,31 +72,8 @@ def _types(*bases: type) -> frozenset[type]:
 
 _REFERENCES = _types(cst.Attribute, cst.Name)
 _STRINGS = _types(cst.SimpleString, cst.FormattedString)
-# Not looked into: nested statements (_BLOCKS), and layout, below which nothing refers to anything
-_NOT_SEARCHED = _types(
-    *_BLOCKS,
-    cst.BaseParenthesizableWhitespace,
-    cst.EmptyLine,
-    cst.TrailingWhitespace,
-    cst.Newline,
-    cst.Comment,
-    cst.LeftParen,
-    cst.RightParen,
-    cst.LeftSquareBracket,
-    cst.RightSquareBracket,
-    cst.LeftCurlyBrace,
-    cst.RightCurlyBrace,
-    cst.Comma,
-    cst.Dot,
-    cst.Semicolon,
-    cst.Colon,
-    cst.AssignEqual,
-    cst.BaseBinaryOp,
-    cst.BaseBooleanOp,
-    cst.BaseCompOp,
-    cst.BaseUnaryOp,
-    cst.BaseAugOp,
-)
+# Not looked into: nested statements (_BLOCKS), and layout (TRIVIA), below which nothing refers to anything
+_NOT_SEARCHED = _types(*_BLOCKS) | TRIVIA
 
 
 class CudaReferenceLeft(Rule):
