@@ -90,6 +90,10 @@ class CudaDevice(Rule):
                 f"`{code_of(original)}` -> `{code_of(replacement)}`{choice_note(choice)}",
                 imports=[TORCH_XLA],
             )
+        return self._xla_device(original, updated)
+
+    def _xla_device(self, original: cst.CSTNode, updated: cst.CSTNode):
+        """The whole expression becomes ``torch_xla.device()`` (no fix inside it stays)."""
         self.ctx.forget_fixes_inside(original)
         return self.replace(
             original,
@@ -114,14 +118,7 @@ class CudaDevice(Rule):
             return updated
         if not AVAILABILITY_TEST.fullmatch(code_of(original.test)):
             return updated  # the user's own choice: leave_Call rewrote the CUDA branch
-        self.ctx.forget_fixes_inside(original)
-        return self.replace(
-            original,
-            updated,
-            parse_expr(XLA_DEVICE),
-            f"`{code_of(original)}` -> `{XLA_DEVICE}`",
-            imports=[TORCH_XLA],
-        )
+        return self._xla_device(original, updated)
 
 
 class CudaDeviceString(Rule):
