@@ -174,9 +174,9 @@ def _line_mover(old_text: str, new_text: str) -> Callable[[int], int]:
 
 # Python's cyclic garbage collector runs every 700 allocations, and each LibCST parse
 # makes millions of objects that it then traverses again and again (a tenth of the run,
-# benchmarks/README.md). The trees hold no cycles (refcounting frees them), so files are
-# migrated with automatic collection off and one collection every COLLECT_EVERY files
-# for the few cycles there are.
+# benchmarks/README.md). No cycle reaches a tree (refcounting frees it when its file is
+# done: tests/test_rule_speed.py), so files are migrated with automatic collection off and
+# one collection every COLLECT_EVERY files for the few small cycles there are.
 COLLECT_EVERY = 20
 _migrated = 0
 

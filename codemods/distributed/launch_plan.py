@@ -74,7 +74,9 @@ def _launch_plan(module: cst.Module) -> LaunchPlan:
     found: list[tuple[cst.Call, cst.CSTNode]] = []
     counted: list[tuple[cst.Call, cst.CSTNode]] = []
 
-    def walk(node: cst.CSTNode, scope: cst.CSTNode) -> None:
+    stack: list[tuple[cst.CSTNode, cst.CSTNode]] = [(module, module)]  # code order: imports before their uses
+    while stack:
+        node, scope = stack.pop()
         if isinstance(node, (cst.Import, cst.ImportFrom)):
             names.learn_import(node)
         scope = node if isinstance(node, cst.FunctionDef) else scope
@@ -82,10 +84,7 @@ def _launch_plan(module: cst.Module) -> LaunchPlan:
             found.append((node, scope))
         elif is_device_count(names, node):
             counted.append((node, scope))
-        for child in children(node):
-            walk(child, scope)
-
-    walk(module, module)
+        stack.extend((child, scope) for child in reversed(children(node)))
     defs = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
     plan = LaunchPlan(spawns={id(call) for call, _ in found if names.qualname(call.func) in SPAWN}, launches=len(found))
     for call, scope in found:

@@ -358,18 +358,23 @@ def _updated_from_grad(node: cst.CSTNode) -> set[str]:
             if method.endswith("_") and not method.startswith("_"):  # in-place: add_, sub_, copy_
                 writes.append((_tensor_name(small.value.func.value), [a.value for a in small.value.args]))
 
-    def gradients_in(values: list[cst.BaseExpression], seen: set[str]) -> set[str]:
-        found: set[str] = set()
-        for value in values:
-            for inner in subtree(value):
-                if type(inner) is cst.Attribute and inner.attr.value == "grad":
-                    found.add(_tensor_name(inner.value))
-                elif type(inner) is cst.Name and inner.value in assigned and inner.value not in seen:
-                    seen.add(inner.value)
-                    found |= gradients_in(assigned[inner.value], seen)
-        return found
+    return {written for written, values in writes if written is not None and written in _gradients_in(values, assigned)}
 
-    return {written for written, values in writes if written is not None and written in gradients_in(values, set())}
+
+def _gradients_in(values: list[cst.BaseExpression], assigned: dict[str, list[cst.BaseExpression]]) -> set[str]:
+    """The tensors whose ``.grad`` ``values`` read, also through the local names ``assigned``
+    (each name followed once)."""
+    found: set[str] = set()
+    seen: set[str] = set()
+    stack = list(values)
+    while stack:
+        for inner in subtree(stack.pop()):
+            if type(inner) is cst.Attribute and inner.attr.value == "grad":
+                found.add(_tensor_name(inner.value))
+            elif type(inner) is cst.Name and inner.value in assigned and inner.value not in seen:
+                seen.add(inner.value)
+                stack.extend(assigned[inner.value])
+    return found
 
 
 def _is_parameter_loop(statement: cst.CSTNode) -> bool:

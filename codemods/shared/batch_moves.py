@@ -116,7 +116,7 @@ class BatchMoveProof:
 
     def __init__(self, rule: Rule) -> None:
         self.ctx = rule.ctx
-        self.qualname = rule.qualname
+        self.qualname = rule.ctx.qualname  # not the rule's own method: the rule holds this proof
         self.module: cst.Module | None = None
         self.dataloaders: set[str] = set()  # code of the names bound to DataLoader(...)
         self.device_loaders: set[str] = set()  # code of the names bound to MpDeviceLoader(...)
@@ -383,30 +383,44 @@ class BatchMoveProof:
             id(s) for s in stack[(functions[-1] + 1 if functions else 0) :] if isinstance(s, (cst.For, cst.While))
         }
         targets = {id(n) for t in _bindings_in(scope) for n in _target_names(t)}
-        passed = [False]
+        return _Reads(loop, names, scope, targets, around).inside(scope, False)
 
-        def read(node: cst.CSTNode, always: bool) -> bool:
-            if node is loop:
-                passed[0] = True
-                return False
-            if id(node) in targets:
-                return False
-            if isinstance(node, cst.Name):
-                return node.value in names and (always or passed[0])
-            if isinstance(node, (cst.FunctionDef, cst.Lambda)) and node is not scope:
-                own = {p.name.value for p in _params(node.params)}
-                own |= {n.value for t in _bindings_in(node) for n in _target_names(t)}
-                shared = {
-                    item.name.value
-                    for g in subtree(node)
-                    if isinstance(g, (cst.Global, cst.Nonlocal))
-                    for item in g.names
-                    if isinstance(item.name, cst.Name)
-                }
-                if names <= own - shared:
-                    return False
-                always = True
-            always = always or id(node) in around
-            return any(read(child, always) for child in children(node))
 
-        return read(scope, False)
+@dataclass
+class _Reads:
+    """The search of ``BatchMoveProof._used_outside``, in code order: a read of ``names``
+    counts after ``loop`` has been passed, or anywhere ``always`` (in a loop around it, in a
+    nested function). A class, not a nested function that calls itself: that would be a
+    cycle (function -> closure cell -> function) holding the tree until the cyclic
+    collector ran, and the migration runs with it off (run.py)."""
+
+    loop: cst.For
+    names: set[str]
+    scope: cst.CSTNode
+    targets: set[int]  # ids of the names that are assigned to (no read)
+    around: set[int]  # ids of the loops around ``loop``
+    passed: bool = False
+
+    def inside(self, node: cst.CSTNode, always: bool) -> bool:
+        if node is self.loop:
+            self.passed = True
+            return False
+        if id(node) in self.targets:
+            return False
+        if isinstance(node, cst.Name):
+            return node.value in self.names and (always or self.passed)
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)) and node is not self.scope:
+            own = {p.name.value for p in _params(node.params)}
+            own |= {n.value for t in _bindings_in(node) for n in _target_names(t)}
+            shared = {
+                item.name.value
+                for g in subtree(node)
+                if isinstance(g, (cst.Global, cst.Nonlocal))
+                for item in g.names
+                if isinstance(item.name, cst.Name)
+            }
+            if self.names <= own - shared:
+                return False
+            always = True
+        always = always or id(node) in self.around
+        return any(self.inside(child, always) for child in children(node))

@@ -102,34 +102,14 @@ def chooses_cpu(module: cst.Module, qualname) -> bool:
     device-named variable set to the CPU (``else: device = torch.device("cpu")``), or a
     ``--device`` option (the user may pass ``cpu``). ``qualname`` resolves names.
     """
-
-    def is_cpu(node: cst.CSTNode) -> bool:
-        if is_other_device(node):
-            return True
-        return (
-            isinstance(node, cst.Call)
-            and qualname(node.func) == "torch.device"
-            and any(is_other_device(a.value) for a in node.args[:1])
-        )
-
-    def is_accelerator(node: cst.CSTNode) -> bool:
-        if is_cuda_value(node) or string_value(node) == "xla":
-            return True
-        if isinstance(node, cst.IfExp):
-            return is_accelerator(node.body) or is_accelerator(node.orelse)
-        return isinstance(node, cst.Call) and (
-            qualname(node.func) in ("torch_xla.device", "torch.accelerator.current_accelerator")
-            or (qualname(node.func) == "torch.device" and any(is_accelerator(a.value) for a in node.args[:1]))
-        )
-
     for node in subtree(module):
         if isinstance(node, cst.IfExp):
             branches = (node.body, node.orelse)
-            if any(map(is_cpu, branches)) and any(map(is_accelerator, branches)):
+            if any(_is_cpu(b, qualname) for b in branches) and any(_is_accelerator(b, qualname) for b in branches):
                 if not AVAILABILITY_TEST.fullmatch(code_of(node.test)):
                     return True
         elif isinstance(node, cst.Assign):
-            if is_cpu(node.value) and any(names_device(target_name(t.target)) for t in node.targets):
+            if _is_cpu(node.value, qualname) and any(names_device(target_name(t.target)) for t in node.targets):
                 return True
         elif (
             isinstance(node, cst.Call)
@@ -140,6 +120,30 @@ def chooses_cpu(module: cst.Module, qualname) -> bool:
             if any(re.fullmatch(r"--[\w-]*device", flag) for flag in flags):
                 return True
     return False
+
+
+# Module-level, not nested in chooses_cpu: a nested function that calls itself is a cycle
+# (function -> closure cell -> function) that holds what it closes over until the cyclic
+# collector runs, and the migration runs with that collector off (run.py).
+def _is_cpu(node: cst.CSTNode, qualname) -> bool:
+    if is_other_device(node):
+        return True
+    return (
+        isinstance(node, cst.Call)
+        and qualname(node.func) == "torch.device"
+        and any(is_other_device(a.value) for a in node.args[:1])
+    )
+
+
+def _is_accelerator(node: cst.CSTNode, qualname) -> bool:
+    if is_cuda_value(node) or string_value(node) == "xla":
+        return True
+    if isinstance(node, cst.IfExp):
+        return _is_accelerator(node.body, qualname) or _is_accelerator(node.orelse, qualname)
+    return isinstance(node, cst.Call) and (
+        qualname(node.func) in ("torch_xla.device", "torch.accelerator.current_accelerator")
+        or (qualname(node.func) == "torch.device" and any(_is_accelerator(a.value, qualname) for a in node.args[:1]))
+    )
 
 
 # autocast and GradScaler name a device too, but the mixed-precision rules (XLA4xx) own

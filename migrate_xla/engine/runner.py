@@ -35,8 +35,7 @@ class RuleRunner:
                 kind, _, node_type = name.partition("_")
                 table = self.visitors if kind == "visit" else self.leavers
                 table[node_type].append(getattr(rule, name))
-        hooked = {getattr(cst, name, None) for name in (*self.visitors, *self.leavers)}
-        self.transformer = Transformer(self.on_visit, self.on_leave, (TRIVIA | LEAVES) - hooked)
+        self.skip = (TRIVIA | LEAVES) - {getattr(cst, name, None) for name in (*self.visitors, *self.leavers)}
         # the blocks of the `if` statements whose branches the fixes made one (branches.py), by
         # id (the block: a rule that moves the `if` elsewhere, XLA659, may give it new leading
         # lines); held, so that no other node takes the id of one while the file is migrated
@@ -44,7 +43,9 @@ class RuleRunner:
         self.qualname = branches.qualname_in(ctx)
 
     def run(self, module: cst.Module) -> cst.Module:
-        module = self.transformer.transform(module)
+        # A Transformer made here and dropped: kept as an attribute, it and this runner (whose
+        # methods it holds) would be a cycle, holding both trees until the cyclic collector ran.
+        module = Transformer(self.on_visit, self.on_leave, self.skip).transform(module)
         if self.collapsed:  # a rule moved the `if` out of the block it was left in (XLA659's worker)
             module = Transformer(_visit_nothing, self._flatten_blocks, TRIVIA).transform(module)
         return module
