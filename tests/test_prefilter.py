@@ -103,7 +103,8 @@ try:
 except SystemExit as exc:
     code = exc.code
 heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("libcst", "codemods", "torch") or m in ("migrate_xla.engine", "migrate_xla.rule"))
-print(json.dumps({"code": code, "out": out.getvalue(), "err": err.getvalue(), "heavy": heavy}))
+pool = "concurrent.futures.process" in sys.modules
+print(json.dumps({"code": code, "out": out.getvalue(), "err": err.getvalue(), "heavy": heavy, "pool": pool}))
 """
 
 
@@ -134,6 +135,27 @@ def test_a_check_that_wakes_no_rule_imports_no_libcst(tmp_path, fmt):
             assert all(not f["changed"] and not f["diagnostics"] for f in report["files"])
         elif fmt != "sarif":
             assert result["out"] == ""
+
+
+def test_many_files_that_wake_no_rule_start_no_pool(tmp_path):
+    """-j 2 over files without GPU code (a pre-commit run on a many-core machine) forks no
+    workers: the pool starts only when a file wakes a rule (run.migrate_files)."""
+    for i in range(6):
+        (tmp_path / f"m{i}.py").write_text(PLAIN, encoding="utf-8")
+    result = run_in_process("--check", "-j", "2", str(tmp_path))
+    assert (result["code"], result["heavy"], result["pool"]) == (0, [], False), result
+
+
+def test_the_pool_starts_at_the_first_file_that_wakes_a_rule(tmp_path):
+    """The file that wakes a rule is migrated before the pool starts, and the files after it
+    in the pool: the same report as one process gives."""
+    (tmp_path / "a_train.py").write_text((FIXTURES / "examples" / "mnist_cnn.py").read_text(encoding="utf-8"))
+    for i in range(4):
+        (tmp_path / f"m{i}.py").write_text(PLAIN if i % 2 else "import torch\nx = torch.ones(1).cuda()\n")
+    two = run_in_process("--check", "--format", "json", "-j", "2", str(tmp_path))
+    one = run_in_process("--check", "--format", "json", "-j", "1", str(tmp_path))
+    assert two["pool"] and not one["pool"]
+    assert two["out"] == one["out"] and json.loads(two["out"])["summary"]["changed"] == 3
 
 
 def test_a_file_that_wakes_a_rule_still_gets_the_rules():
