@@ -1,7 +1,9 @@
 """Where the corpus time goes: CPU time of each phase of the engine (``run.migrate_code``
 itself reports the end of each phase to a ``lap`` callback), in-process and
 single-threaded, on every Nth file of the installed torch package, against LibCST
-parse + codegen of the same files (the baseline of bench_corpus.py).
+parse + codegen of the same files (the baseline of bench_corpus.py). As in a real run,
+the engine runs with the cyclic garbage collector off and one collection every
+run.COLLECT_EVERY files (counted as "collect"), the baseline with it on.
 
     .venv/bin/python benchmarks/profile_corpus.py        # every 8th file (253 files)
     .venv/bin/python benchmarks/profile_corpus.py 4      # every 4th
@@ -11,6 +13,7 @@ parse + codegen of the same files (the baseline of bench_corpus.py).
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
 from collections import Counter
@@ -38,6 +41,7 @@ PHASES = (
     "positions",
     "codegen",
     "compile",
+    "collect",
 )
 
 
@@ -49,7 +53,7 @@ def main() -> int:
     options = run.options_for()
     spent = dict.fromkeys((*PHASES, "baseline parse", "baseline codegen"), 0.0)
     laps: Counter = Counter()
-    for path in files:
+    for number, path in enumerate(files, 1):
         clock = time.process_time()
 
         def lap(phase: str) -> None:
@@ -65,7 +69,12 @@ def main() -> int:
         lap("baseline parse")
         _ = baseline.code
         lap("baseline codegen")
+        gc.disable()
         run.migrate_code(text, options, str(path), lap)
+        if number % run.COLLECT_EVERY == 0:
+            gc.collect()
+        lap("collect")
+        gc.enable()
     base = spent["baseline parse"] + spent["baseline codegen"]
     print(
         f"{len(files)} files, {laps['slice'] + laps['slice not taken']} parsed by the engine ({laps['slice']} as a "
