@@ -77,9 +77,6 @@ _COMPOUND = (
     ast.Match,
 )
 
-# A slice must leave out at least this share of the file, or the whole file is parsed.
-MIN_SAVING = 0.1
-
 
 @dataclass
 class Skipped:
@@ -149,7 +146,9 @@ class Slice:
 
 def slice_text(text: str, keep: Sequence[re.Pattern[str]]) -> Slice | None:
     """The slice of ``text`` that keeps the units where a pattern of ``keep`` occurs, or
-    None when it would not leave out enough (or ``text`` is not one ``ast`` can read)."""
+    None when it would keep them all (or ``text`` is not one ``ast`` can read). A slice that
+    leaves out little still pays: ``ast.parse`` has been paid by then, and a slice costs no
+    more to run than the whole file."""
     if "\0" in text or "\f" in text or text.count("\r") != text.count("\r\n"):
         return None  # line breaks that ast and this module might count differently
     try:
@@ -164,7 +163,7 @@ def slice_text(text: str, keep: Sequence[re.Pattern[str]]) -> Slice | None:
         builder.body(tree.body, "", len(lines))
     except _NoSlice:
         return None
-    if not builder.cuts or builder.left_out < MIN_SAVING * len(text):
+    if not builder.cuts:
         return None
     return builder.slice()
 
@@ -181,7 +180,6 @@ class _Builder:
         self.keep = keep
         self.cuts: list[tuple[int, int, str]] = []  # (first line, end line, indent), 0-based, end exclusive
         self.statements: list[list[ast.stmt]] = []  # the statements of each cut
-        self.left_out = 0
 
     def body(self, statements: list[ast.stmt], indent: str, block_end: int) -> None:
         """Choose the units of one block: ``statements`` at ``indent``, the block's lines ending at ``block_end``."""
@@ -239,7 +237,6 @@ class _Builder:
     def _cut(self, first: int, end: int, statements: list[ast.stmt], indent: str) -> None:
         self.cuts.append((first, end, indent))
         self.statements.append(statements)
-        self.left_out += sum(map(len, self.lines[first:end]))
 
     def slice(self) -> Slice:
         parts: list[str] = []

@@ -20,9 +20,8 @@ CUDA = (re.compile(r"cuda"),)
 
 @pytest.fixture
 def always_slice(monkeypatch):
-    """Slice every file, however small, whatever it saves; count the slices the engine used."""
+    """Slice every file, however small; count the slices the engine used."""
     monkeypatch.setattr(pipeline, "SLICE_FROM", 0)
-    monkeypatch.setattr(slicing, "MIN_SAVING", 0.0)
     used = []
     migrate = pipeline._migrate
 

@@ -43,8 +43,9 @@ def migrate_woken(
 
 
 # Files shorter than this are parsed whole: slicing them saves less than it costs
-# (4,000: 3% less time than 8,000 on torch's CUDA-heavy packages, benchmarks/README.md).
-SLICE_FROM = 4000
+# (2,000: 2% less time than 4,000 on torch's CUDA-heavy packages, the same as 1,000;
+# benchmarks/README.md).
+SLICE_FROM = 2000
 
 
 def _slice(text: str, rules: Sequence[type[Rule]]) -> Slice | None:
