@@ -39,6 +39,7 @@ import importlib.util
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -248,6 +249,14 @@ def bench(name: str, roots: list[Path], target: float, limit: int | None, repeat
         print(
             f"  all runs (wall): baseline {', '.join(f'{w:.2f}' for w, _ in base_runs)}; "
             f"xla-migrate {', '.join(f'{w:.2f}' for w, _ in cli_runs)}"
+        )
+        # Each run of the tool against the baseline's run just before it: the machine's
+        # speed drifts from minute to minute, and best-of picks each side's luckiest run apart.
+        paired = sorted(c / b for (c, _), (b, _) in zip(cli_runs, base_runs))
+        paired_cpu = sorted(c / b for (_, c), (_, b) in zip(cli_runs, base_runs))
+        print(
+            f"  paired runs (each against the baseline run before it): median {statistics.median(paired):.2f} "
+            f"wall, {statistics.median(paired_cpu):.2f} cpu; wall from {paired[0]:.2f} to {paired[-1]:.2f}"
         )
     print(f"  findings by code: {summary['by_code']}")
     if summary["files"] != len(files):
