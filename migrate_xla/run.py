@@ -199,6 +199,10 @@ def _start_worker() -> None:
     gc.freeze()  # what the worker imported is never garbage: later collections skip it
 
 
+# Files migrated in this process before the pool starts, when none of them wakes a rule.
+SOLO = 16
+
+
 def migrate_files(files: Sequence[Found], options: Options, jobs: int | None = None) -> Iterator[FileResult]:
     """Migrate many files, in a process pool when there are several; results in order.
 
@@ -231,10 +235,6 @@ def migrate_files(files: Sequence[Found], options: Options, jobs: int | None = N
     chunk = max(1, min(8, len(rest) // (jobs * 8)))
     with ProcessPoolExecutor(max_workers=min(jobs, len(rest)), initializer=_start_worker) as pool:
         yield from pool.map(_migrate_chunk, [(f, options) for f in rest], chunksize=chunk)
-
-
-# Files migrated here before the pool starts, when none of them wakes a rule.
-SOLO = 16
 
 
 def options_for(
