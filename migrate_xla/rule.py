@@ -161,6 +161,14 @@ def names_trigger(*qualnames: str) -> str:
 # its line's end, so that a pattern cannot backtrack through a comment's spaces).
 GAP = r"(?:[\s\\]|#[^\n]*\n)*"
 
+
+def called(name_pattern: str) -> str:
+    """A call of what ``name_pattern`` matches (``words(...)``): the name, then its call's ``(``
+    (``mp.spawn(``, ``(xmp.spawn)(``), or ``as`` when it is imported under another name
+    (``spawn as sp``), whose own calls then spell that name."""
+    return name_pattern + r"(?:[\s\\)]|#[^\n]*\n)*(?:\(|as\b)"
+
+
 # Any reference to torch.cuda (``torch.cuda.X``, ``from torch import cuda``, ``.cuda()``)
 # spells the word ``cuda``, and so does a "cuda..." device string (is_cuda_literal).
 CUDA_WORD = words("cuda")

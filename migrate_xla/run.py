@@ -103,9 +103,12 @@ def migrate_code(
     return _pipeline().migrate_woken(text, [rule.CODE for rule in woken], settings, filename, lap)
 
 
+_ENGINE = "migrate_xla.engine.pipeline"
+
+
 def _pipeline():
     """migrate_xla.engine.pipeline, and with it LibCST and the rules: imported when a file first wakes a rule."""
-    pipeline = sys.modules.get("migrate_xla.engine.pipeline")
+    pipeline = sys.modules.get(_ENGINE)
     if pipeline is None:
         from migrate_xla.engine import pipeline
 
@@ -218,7 +221,7 @@ def migrate_files(files: Sequence[Found], options: Options, jobs: int | None = N
     try:
         done = 0
         for found in files:
-            if jobs > 1 and (done == SOLO or "migrate_xla.engine.pipeline" in sys.modules):
+            if jobs > 1 and (done == SOLO or _ENGINE in sys.modules):
                 break
             yield _migrate_counted(found, options)
             done += 1

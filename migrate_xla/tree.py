@@ -100,9 +100,10 @@ _NOT_NODES = frozenset({type(None), cst.MaybeSentinel, str})
 # -- a copy-on-write transformation -------------------------------------------------------
 
 
-def subclasses(base: type) -> frozenset[type]:
-    """``base`` and every class derived from it (an exact ``type(node) in`` check stands for isinstance)."""
-    found, todo = set(), [base]
+def subclasses(*bases: type) -> frozenset[type]:
+    """``bases`` and every class derived from them (an exact ``type(node) in`` check stands
+    for isinstance, without the slow check against LibCST's abstract bases)."""
+    found, todo = set(), list(bases)
     while todo:
         cls = todo.pop()
         found.add(cls)
@@ -138,7 +139,7 @@ def _trivia() -> frozenset[type]:
         cst.BaseAugOp,
         cst.Asynchronous,
     )
-    return frozenset(cls for base in bases for cls in subclasses(base))
+    return subclasses(*bases)
 
 
 TRIVIA = _trivia()

@@ -15,7 +15,7 @@ import libcst as cst
 from codemods.amp.common import BFLOAT16, HALF, autocast_positions
 from codemods.amp.walk import is_reference, target_key, use_context, walk
 from codemods.shared.device_values import is_cuda_value, names_device
-from migrate_xla.rule import FileContext, call_arg, snippet, string_value, words
+from migrate_xla.rule import FileContext, call_arg, called, snippet, string_value, words
 
 # float16 spelled as a string, and what it becomes: for a dtype table's key, a config or
 # an argparse default (``"fp16"`` -> ``"bf16"`` only where the table has that key), and
@@ -67,9 +67,8 @@ class DtypeChoices:
     device_variables: set[str] = field(default_factory=set)  # those of them XLA102 rewrites
 
 
-# What a call of autocast spells (every name in CUDA_AUTOCAST and DEVICE_AUTOCAST ends in
-# ``autocast``): the word, then its call's `(`, or `as` when it is imported under another name.
-AUTOCAST_CALL = re.compile(words("autocast") + r"(?:[\s\\)]|#[^\n]*\n)*(?:\(|as\b)")
+# What a call of autocast spells (every name in CUDA_AUTOCAST and DEVICE_AUTOCAST ends in ``autocast``)
+AUTOCAST_CALL = re.compile(called(words("autocast")))
 
 
 def dtype_choices(ctx: FileContext, module: cst.Module) -> DtypeChoices:

@@ -64,16 +64,11 @@ DEFAULT_HINT = f"has no automatic XLA rewrite; see {GUIDE}"
 _MESSAGE_PARTS = (cst.Arg, cst.IfExp, cst.BinaryOperation, cst.ConcatenatedString, cst.Tuple, cst.Element)
 
 
-def _types(*bases: type) -> frozenset[type]:
-    """Every node type derived from ``bases``: ``type(node) in`` it is ``isinstance`` without
-    the slow check against LibCST's abstract bases (_find runs on every node of a statement)."""
-    return frozenset().union(*map(subclasses, bases))
-
-
-_REFERENCES = _types(cst.Attribute, cst.Name)
-_STRINGS = _types(cst.SimpleString, cst.FormattedString)
+# Exact type checks (_find runs on every node of a statement)
+_REFERENCES = subclasses(cst.Attribute, cst.Name)
+_STRINGS = subclasses(cst.SimpleString, cst.FormattedString)
 # Not looked into: nested statements (_BLOCKS), and layout (TRIVIA), below which nothing refers to anything
-_NOT_SEARCHED = _types(*_BLOCKS) | TRIVIA
+_NOT_SEARCHED = subclasses(*_BLOCKS) | TRIVIA
 
 
 class CudaReferenceLeft(Rule):

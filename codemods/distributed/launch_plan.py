@@ -9,15 +9,13 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods.distributed.common import is_device_count
-from migrate_xla.rule import FileContext, call_arg, children, subtree, words
+from migrate_xla.rule import FileContext, call_arg, called, children, subtree, words
 
 SPAWN = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn"})
 # launches already in XLA's form: a count before them breaks them just the same
 LAUNCHES = SPAWN | {"torch_xla.launch", "torch_xla.torch_xla.launch", "torch_xla.distributed.xla_multiprocessing.spawn"}
 LAUNCH_WORDS = words("spawn", "launch")  # the last part of every name in LAUNCHES
-# What a call of one of LAUNCHES spells: the word, then its call's `(` (`mp.spawn(`,
-# `(xmp.spawn)(`), or `as` when it is imported under another name (`spawn as sp`)
-LAUNCH_CALL = re.compile(LAUNCH_WORDS + r"(?:[\s\\)]|#[^\n]*\n)*(?:\(|as\b)")
+LAUNCH_CALL = re.compile(called(LAUNCH_WORDS))  # what a call of one of LAUNCHES spells
 # What the import of one of LAUNCHES spells: their modules
 LAUNCH_MODULES = ("multiprocessing", "torch_xla")
 
