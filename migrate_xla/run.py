@@ -12,6 +12,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
@@ -36,6 +37,9 @@ class Options(NamedTuple):
     # per-file-ignores: (pattern relative to root, rule codes it turns off), in order
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     root: str = "."
+    # Repeat the rules over their own output until it changes no more (migrate_code); off for
+    # --check, which reports what the rules find in the code as it is, as ruff's check does.
+    fixpoint: bool = True
 
     @property
     def rules(self) -> tuple[type[Rule], ...]:
@@ -93,14 +97,83 @@ def migrate_code(
 ) -> tuple[str, list[Diagnostic]]:
     """Migrate one unit of Python code; raises MigrationError, never writes anything.
 
-    ``lap(phase)`` is called as each phase ends (benchmarks/profile_corpus.py times them).
+    The rules run again over their own output until it changes no more, as ruff applies
+    its fixes: a rule may act on what another rule's fix made (XLA203 syncs an evaluation
+    loop once XLA302 has wrapped its loader), so one pass is not always a fixpoint, and a
+    second run must change nothing (docs/design.md, "The pipeline for one file"). A unit
+    that still changes after MAX_PASSES passes is left as it was and reported with the
+    rules that keep changing it. Without ``options.fixpoint`` (--check), one pass reports
+    the findings of the code as it is; whether the unit would change is the same answer,
+    since a unit the first pass leaves alone is a fixpoint. ``lap(phase)`` is called as
+    each phase ends (benchmarks/profile_corpus.py times them).
     """
-    woken = prefilter.woken(prefilter.enabled(options.codes, options.target), text)
-    lap("pre-filter")
-    if not woken:
-        return text, []
+    enabled = prefilter.enabled(options.codes, options.target)
     settings = {"unsafe_fixes": options.unsafe_fixes, "target": options.target}
-    return _pipeline().migrate_woken(text, [rule.CODE for rule in woken], settings, filename, lap)
+    passes: list[tuple[str, list[Diagnostic]]] = []  # each pass's input and findings
+    current = text
+    for _ in range(MAX_PASSES if options.fixpoint else 1):
+        woken = prefilter.woken(enabled, current)
+        lap("pre-filter")
+        if not woken:
+            passes.append((current, []))
+            break
+        new_text, diagnostics = _pipeline().migrate_woken(current, [r.CODE for r in woken], settings, filename, lap)
+        passes.append((current, diagnostics))
+        current, unchanged = new_text, new_text == current
+        if unchanged or not options.fixpoint:
+            break
+    else:
+        changing = sorted({d.code for d in passes[-1][1] if d.fixed})
+        raise MigrationError(
+            f"internal error: the migration reaches no fixpoint: after {MAX_PASSES} passes "
+            f"{', '.join(changing)} still change the code; the file was left unchanged, please report this"
+        )
+    return current, _findings_of_passes(passes)
+
+
+# Passes a unit may take before it is called non-converging: the fixtures, the examples and
+# torch's own code need at most 3 (tests/test_fixpoint.py).
+MAX_PASSES = 5
+
+
+def _findings_of_passes(passes: list[tuple[str, list[Diagnostic]]]) -> list[Diagnostic]:
+    """One report of several passes, on the lines of the first pass's input: every pass's
+    fixes, and what is left for a person as the last pass (over the final text) found it.
+
+    A finding left that the first pass also reported keeps the first pass's position;
+    the others (and the fixes of later passes) are moved back from the text their pass read.
+    """
+    first_text, first = passes[0]
+    if len(passes) == 1:
+        return first
+    if len(passes) == 2 and not any(d.fixed for d in passes[1][1]):  # one pass, confirmed
+        later_left = Counter((d.code, d.message) for d in passes[1][1] if not d.fixed)
+        if later_left == Counter((d.code, d.message) for d in first if not d.fixed):
+            return first
+    findings = [d for d in first if d.fixed]
+    for text, diagnostics in passes[1:-1]:
+        findings += _moved_back(text, first_text, [d for d in diagnostics if d.fixed])
+    last_text, last = passes[-1]
+    left = [d for d in last if not d.fixed]
+    unmatched = Counter((d.code, d.message) for d in left)
+    for d in first:
+        if not d.fixed and unmatched[d.code, d.message] > 0:
+            unmatched[d.code, d.message] -= 1
+            findings.append(d)
+    new_left = []
+    for d in left:
+        if unmatched[d.code, d.message] > 0:
+            unmatched[d.code, d.message] -= 1
+            new_left.append(d)
+    findings += _moved_back(last_text, first_text, new_left)
+    return sorted(set(findings), key=lambda d: (d.line, d.column, d.code, d.message))
+
+
+def _moved_back(text: str, first_text: str, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    if not diagnostics:
+        return []
+    line_in_first = _line_mover(text, first_text)
+    return [d._replace(line=line_in_first(d.line)) for d in diagnostics]
 
 
 _ENGINE = "migrate_xla.engine.pipeline"
