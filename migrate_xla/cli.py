@@ -2,7 +2,8 @@
 
 Exit codes: 0 nothing to change and no error-level finding; 1 files changed (or
 would change, with --diff / --check) or an error-level finding remains; 2 a usage
-error, or a file that could not be read, decoded, parsed or written.
+error, or a file that could not be read, decoded, parsed or written; 130 interrupted
+(Ctrl-C: each file is written whole or left as it was).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from migrate_xla.sources.source import Source, SourceError
 from migrate_xla.sources.writing import write_back, write_copy
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a process that Ctrl-C stopped
 
 
 # Subcommands imported when named: `verify` pulls in the harness (15 ms), which a
@@ -32,7 +34,12 @@ LAZY_COMMANDS = {"verify": ("migrate_xla.verify.command", "verify_command")}
 
 
 class MigrateByDefault(click.Group):
-    """``xla-migrate PATH...`` runs the ``migrate`` command; other words name subcommands."""
+    """``xla-migrate PATH...`` runs the ``migrate`` command; other words name subcommands.
+
+    Its help lists the ``migrate`` command's options, the everyday ones, above the
+    subcommands; a bare ``xla-migrate`` prints that help and exits 0 (pre-commit calls a
+    hook so when no staged file matches and the hook is set to ``always_run``).
+    """
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*self.commands, *LAZY_COMMANDS})
@@ -52,8 +59,27 @@ class MigrateByDefault(click.Group):
         ):
             args = ["migrate", *args]
         elif not args:
-            args = ["migrate"]
+            click.echo(ctx.get_help(), color=ctx.color)
+            ctx.exit(EXIT_CLEAN)
         return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:  # click would say "Aborted!" and exit 1, the code for "files changed"
+            click.echo("\nxla-migrate: interrupted; each file is written whole or left as it was", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
+
+    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        formatter.write_usage(ctx.command_path, "[OPTIONS] PATH...")
+        formatter.write_usage(ctx.command_path, "COMMAND [ARGS]...", prefix="       ")
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        params = [*self.commands["migrate"].params, *self.get_params(ctx)]
+        rows = [row for param in params if isinstance(param, click.Option) and (row := param.get_help_record(ctx))]
+        with formatter.section("Options"):
+            formatter.write_dl(rows)
+        self.format_commands(ctx, formatter)
 
 
 @click.group(cls=MigrateByDefault, context_settings={"help_option_names": ["-h", "--help"]})
@@ -62,19 +88,44 @@ def main() -> None:
     """Migrate PyTorch training code from CUDA GPUs to PyTorch/XLA.
 
     \b
-    xla-migrate [OPTIONS] PATH...    rewrite files in place (see `xla-migrate migrate --help`)
+    xla-migrate [OPTIONS] PATH...    rewrite the .py and .ipynb files in place (- reads stdin)
+    xla-migrate --diff PATH...       show what would change, write nothing
+    xla-migrate --check PATH...      list findings (path:line:col: CODE message), write nothing
     xla-migrate verify SCRIPT        run SCRIPT and its migration, compare the losses
     xla-migrate rules                list the rules
     xla-migrate explain CODE         what a rule does and why
+
+    Settings not given here come from [tool.xla-migrate] in the nearest pyproject.toml.
+    Exit codes: 0 nothing to change, 1 files changed or a finding needs a person,
+    2 usage error or a file that could not be read, parsed or written, 130 interrupted.
     """
 
 
 def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(code for value in values for code in value.split(",") if code.strip())
+    """The values of an option given several times, each comma-separated (rule codes, path patterns)."""
+    return tuple(item.strip() for value in values for item in value.split(",") if item.strip())
+
+
+def _colour(stream) -> bool:
+    """Colour on a terminal; never with NO_COLOR set (no-color.org), always with FORCE_COLOR."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    return bool(os.environ.get("FORCE_COLOR")) or stream.isatty()
+
+
+def _missing(path: Path) -> bool:
+    """No such file: a path that is there but cannot be looked at is not missing (reading it says why)."""
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except OSError:
+        return False
+    return False
 
 
 @main.command()
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path, allow_dash=True))
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path, allow_dash=True, readable=False))
 @click.option("--diff", is_flag=True, help="Print a unified diff; write nothing.")
 @click.option("--check", is_flag=True, help="Print findings (path:line:col: CODE message); write nothing.")
 @click.option(
@@ -107,19 +158,33 @@ def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
     show_default=True,
     help="How findings are printed.",
 )
-@click.option("--stats", is_flag=True, help="Print counts per rule and per file.")
+@click.option(
+    "--exclude",
+    "--extend-exclude",
+    "exclude",
+    multiple=True,
+    metavar="PATTERNS",
+    help="Also skip these paths while walking folders (.gitignore syntax, comma-separated), beyond the configured exclude.",
+)
+@click.option("--stats", is_flag=True, help="Print counts per rule and per file (text and json formats).")
+@click.option("-q", "--quiet", is_flag=True, help="Print only findings and errors: no summary line, no progress bar.")
 @click.option(
     "--exit-zero", is_flag=True, help="Exit 0 even when files changed or findings remain (2 still means failure)."
 )
-def migrate(paths, diff, check, output, target, select, ignore, unsafe_fixes, jobs, fmt, stats, exit_zero):
+def migrate(
+    paths, diff, check, output, target, select, ignore, unsafe_fixes, jobs, fmt, exclude, stats, quiet, exit_zero
+):
     """Rewrite the .py and .ipynb files under PATHS (folders walked honouring .gitignore; - reads stdin).
 
     Settings not given here come from [tool.xla-migrate] in the nearest pyproject.toml.
     """
     if sum(map(bool, (diff, check, output))) > 1:
         raise click.UsageError("--diff, --check and --output exclude each other")
+    if stats and fmt in ("sarif", "github"):  # as ruff's --statistics: no place for counts in these formats
+        raise click.UsageError(f"--stats works with --format text or json, not {fmt}")
     if not paths:  # what pre-commit runs when no staged file matches (always_run: true)
-        click.echo("xla-migrate: no paths given, nothing to do (xla-migrate --help shows how to use it)", err=True)
+        if not quiet:
+            click.echo("xla-migrate: no paths given, nothing to do (xla-migrate --help shows how to use it)", err=True)
         sys.exit(EXIT_CLEAN)
     try:
         settings = config.discover(paths).override(
@@ -129,23 +194,25 @@ def migrate(paths, diff, check, output, target, select, ignore, unsafe_fixes, jo
     except (config.ConfigError, registry.RuleError) as exc:
         raise click.UsageError(str(exc)) from None
     mode = "diff" if diff else "check" if check else "output" if output else "write"
+    options = options._replace(fixpoint=mode != "check")
     if any(str(p) == "-" for p in paths):
         if len(paths) > 1:
             raise click.UsageError("- (stdin) cannot be combined with other paths")
         if output:
             raise click.UsageError("- (stdin) writes to stdout; --output does not apply")
-        code = _migrate_stdin(options, mode, fmt, stats)
+        code = _migrate_stdin(options, mode, fmt, stats, quiet)
         sys.exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
-    missing = [str(p) for p in paths if not p.exists()]
+    missing = [str(p) for p in paths if _missing(p)]
     if missing:
         raise click.UsageError(f"no such file or directory: {', '.join(missing)}")
 
-    files = list(find_sources(list(paths), settings.exclude_patterns()))
+    unreadable: list[tuple[Path, str]] = []  # folders that could not be listed: file errors of the run
+    files = list(find_sources(list(paths), settings.walk_excludes(_codes(exclude)), unreadable))
     if output:
         files = _outside_output(files, output)
-    results = []
+    results = [FileResult(path=str(folder), error=message) for folder, message in unreadable]
     stream = migrate_files(files, options, jobs)
-    show_progress = len(files) > 1 and sys.stderr.isatty() and fmt == "text"
+    show_progress = len(files) > 1 and sys.stderr.isatty() and fmt == "text" and not quiet
     with (
         click.progressbar(stream, length=len(files), label="Migrating", file=sys.stderr)
         if show_progress
@@ -158,7 +225,7 @@ def migrate(paths, diff, check, output, target, select, ignore, unsafe_fixes, jo
         for result in results:
             if result.changed:
                 click.echo(report.unified_diff(result), nl=False)
-    code = _report(results, mode, fmt, stats, findings_to_stdout=mode != "diff")
+    code = _report(results, mode, fmt, stats, quiet, findings_to_stdout=mode != "diff")
     sys.exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
 
 
@@ -230,8 +297,11 @@ def _write(result: FileResult, mode: str, output: Path | None) -> None:
         result.new_text = None  # not written: not counted as changed
 
 
-def _report(results: list[FileResult], mode: str, fmt: str, stats: bool, findings_to_stdout: bool) -> int:
-    """Print findings in ``fmt`` (to stdout unless it carries code or a diff); return the exit code."""
+def _report(results: list[FileResult], mode: str, fmt: str, stats: bool, quiet: bool, findings_to_stdout: bool) -> int:
+    """Print findings in ``fmt`` (to stdout unless it carries code or a diff); return the exit code.
+
+    Text is coloured on a terminal (``_colour``); ``quiet`` leaves out the closing line.
+    """
     out = sys.stdout if findings_to_stdout else sys.stderr
     summary = report.Summary.of(results)
     show_fixed = mode in ("check", "diff")
@@ -243,14 +313,15 @@ def _report(results: list[FileResult], mode: str, fmt: str, stats: bool, finding
         for line in report.github_lines(results, show_fixed):
             click.echo(line, file=out)
     else:
-        for line in report.text_findings(results, show_fixed):
-            click.echo(line, file=out)
-        for line in report.error_lines(results):
-            click.echo(line, err=True)
+        colour, err_colour = _colour(out), _colour(sys.stderr)
+        for line in report.text_findings(results, show_fixed, colour):
+            click.echo(line, file=out, color=colour)
+        for line in report.error_lines(results, err_colour):
+            click.echo(line, err=True, color=err_colour)
         if stats:
             for line in report.text_stats(results, summary):
                 click.echo(line, file=out)
-        if len(results) != 1 or summary.changed or summary.remaining or summary.errors:
+        if not quiet and (len(results) != 1 or summary.changed or summary.remaining or summary.errors):
             click.echo(report.closing_line(summary, mode), err=True)
     return _exit_code(summary)
 
@@ -263,7 +334,7 @@ def _exit_code(summary: report.Summary) -> int:
     return EXIT_CLEAN
 
 
-def _migrate_stdin(options: Options, mode: str, fmt: str, stats: bool) -> int:
+def _migrate_stdin(options: Options, mode: str, fmt: str, stats: bool, quiet: bool) -> int:
     """``-``: code in on stdin; out on stdout the migrated code (or the diff); findings on stderr."""
     data = sys.stdin.buffer.read()
     result = FileResult(path="-")
@@ -285,7 +356,7 @@ def _migrate_stdin(options: Options, mode: str, fmt: str, stats: bool) -> int:
     elif mode == "write":
         sys.stdout.buffer.write(result.source.encode(result.new_text))
     sys.stdout.flush()
-    return _report([result], mode, fmt, stats, findings_to_stdout=mode == "check")
+    return _report([result], mode, fmt, stats, quiet, findings_to_stdout=mode == "check")
 
 
 @main.command("rules")

@@ -55,6 +55,13 @@ class Config(NamedTuple):
     def exclude_patterns(self) -> Patterns | None:
         return Patterns.parse(self.root, self.exclude) if self.exclude else None
 
+    def walk_excludes(self, given: Sequence[str] = ()) -> list[Patterns]:
+        """What a walk skips beyond the defaults: ``exclude`` (relative to the pyproject.toml's
+        folder), then the patterns given with ``--exclude`` (relative to the working directory,
+        as ruff reads the command line's)."""
+        own = self.exclude_patterns()
+        return [*([own] if own else []), *([Patterns.parse(Path.cwd(), given)] if given else [])]
+
 
 def discover(paths: Sequence[Path]) -> Config:
     """The configuration for a run over ``paths`` (the working directory when there are none)."""
@@ -63,7 +70,8 @@ def discover(paths: Sequence[Path]) -> Config:
 
 
 def _common_folder(paths: Sequence[Path]) -> Path:
-    folders = [os.path.abspath(p if p.is_dir() else p.parent) for p in paths if str(p) != "-"]
+    # os.path.isdir: False, not an error, for a path that cannot be looked at (the run reports it)
+    folders = [os.path.abspath(p if os.path.isdir(p) else p.parent) for p in paths if str(p) != "-"]
     return Path(os.path.commonpath(folders)) if folders else Path.cwd()
 
 
@@ -72,9 +80,9 @@ def find_pyproject(start: Path) -> Path | None:
     folder = start.resolve()
     while True:
         candidate = folder / "pyproject.toml"
-        if candidate.is_file() and _table(candidate) is not None:
+        if os.path.isfile(candidate) and _table(candidate) is not None:
             return candidate
-        if (folder / ".git").exists() or folder.parent == folder:
+        if os.path.exists(folder / ".git") or folder.parent == folder:
             return None
         folder = folder.parent
 

@@ -55,28 +55,48 @@ class Summary:
         }
 
 
-def finding_line(path: str, d: Diagnostic, show_fixed: bool) -> str:
-    where = f"{path}:{d.line}:{d.column}:" if d.cell is None else f"{path}:cell {d.cell}:{d.line}:{d.column}:"
+def _plain(text: str, **style) -> str:
+    return text
+
+
+def _painter(colour: bool):
+    """``click.style`` for a terminal (as ruff: the path bold, the code red, ``[*]`` cyan), else nothing."""
+    if not colour:
+        return _plain
+    import click
+
+    return click.style
+
+
+def finding_line(path: str, d: Diagnostic, show_fixed: bool, colour: bool = False) -> str:
+    paint = _painter(colour)
+    cell = "" if d.cell is None else f"cell {d.cell}:"
+    where = f"{paint(path, bold=True)}:{cell}{d.line}:{d.column}:"
     mark = ""
     if d.fixed and show_fixed:
-        mark = " [*]"
+        mark = " " + paint("[*]", fg="cyan")
     elif not d.fixed and d.fix == UNSAFE:
         mark = f" ({UNSAFE_HINT})"
-    return f"{where} {d.code} {d.message}{mark}"
+    return f"{where} {paint(d.code, fg='red', bold=True)} {d.message}{mark}"
 
 
-def text_findings(results: Sequence[FileResult], show_fixed: bool) -> list[str]:
+def text_findings(results: Sequence[FileResult], show_fixed: bool, colour: bool = False) -> list[str]:
     """``path:line:col: CODE message`` lines; fixed findings only when ``show_fixed``."""
     lines = []
     for result in results:
         for d in result.diagnostics:
             if show_fixed or not d.fixed:
-                lines.append(finding_line(result.path, d, show_fixed))
+                lines.append(finding_line(result.path, d, show_fixed, colour))
     return lines
 
 
-def error_lines(results: Sequence[FileResult]) -> list[str]:
-    return [f"{r.path}: error: {r.error}" for r in results if r.error is not None]
+def error_lines(results: Sequence[FileResult], colour: bool = False) -> list[str]:
+    paint = _painter(colour)
+    return [
+        f"{paint(r.path, bold=True)}: {paint('error', fg='red', bold=True)}: {r.error}"
+        for r in results
+        if r.error is not None
+    ]
 
 
 def closing_line(summary: Summary, mode: str) -> str:

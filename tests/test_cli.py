@@ -6,6 +6,8 @@ entry point in a subprocess, where stream separation, stdin and the process pool
 
 from __future__ import annotations
 
+import builtins
+import io
 import json
 import os
 import re
@@ -16,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+import click
 import pytest
 
 from conftest import make_repo, write
@@ -50,6 +53,52 @@ def run(*args: str, cwd: Path, input: bytes | None = None) -> subprocess.Complet
     return subprocess.run(
         [sys.executable, "-m", "migrate_xla", *args], cwd=cwd, input=input, capture_output=True, timeout=120
     )
+
+
+def make_unreadable(monkeypatch, *locked: Path) -> None:
+    """Make ``locked`` files and folders behave as after ``chmod 000`` for a user who is not root.
+
+    The tests run as root here, whom permissions do not stop; so opening, listing or
+    checking access to a locked path, and looking at anything below a locked folder,
+    fail with PermissionError as they would for that user.
+    """
+    locked = tuple(Path(os.path.abspath(p)) for p in locked)
+
+    def where(path) -> tuple[bool, bool]:  # (is a locked path, is below one)
+        try:
+            target = Path(os.path.abspath(os.fsdecode(path)))
+        except TypeError:  # a file descriptor
+            return False, False
+        return target in locked, any(folder in target.parents for folder in locked)
+
+    def deny(path):
+        return PermissionError(13, "Permission denied", os.fsdecode(path))
+
+    real_stat, real_scandir, real_open, real_access = os.stat, os.scandir, io.open, os.access
+
+    def fake_stat(path, *args, **kwargs):
+        if where(path)[1]:
+            raise deny(path)
+        return real_stat(path, *args, **kwargs)
+
+    def fake_scandir(path="."):
+        if any(where(path)):
+            raise deny(path)
+        return real_scandir(path)
+
+    def fake_open(file, *args, **kwargs):
+        if not isinstance(file, int) and any(where(file)):
+            raise deny(file)
+        return real_open(file, *args, **kwargs)
+
+    def fake_access(path, mode, *args, **kwargs):
+        return not any(where(path)) and real_access(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", fake_stat)
+    monkeypatch.setattr(os, "scandir", fake_scandir)
+    monkeypatch.setattr(os, "access", fake_access)
+    monkeypatch.setattr(io, "open", fake_open)
+    monkeypatch.setattr(builtins, "open", fake_open)
 
 
 # -- in place (the default) ------------------------------------------------------------
@@ -467,6 +516,18 @@ def test_stats_in_json(tmp_path, cli):
     assert [row["count"] for row in report["stats"]["files"]] == [2]
 
 
+@pytest.mark.parametrize("fmt", ["sarif", "github"])
+def test_stats_with_sarif_or_github_is_a_usage_error(tmp_path, cli, fmt):
+    # as ruff's --statistics: these formats have no place for counts, so --stats is refused, not dropped
+    path = write(tmp_path / "a.py", FIXABLE)
+    for mode in ("--check", "--exit-zero"):
+        result = cli(mode, "--stats", "--format", fmt, str(path))
+        assert result.exit_code == 2
+        assert f"--stats works with --format text or json, not {fmt}" in result.stderr
+        assert result.stdout == ""
+    assert path.read_text() == FIXABLE
+
+
 # -- exit codes ------------------------------------------------------------------------
 
 
@@ -492,12 +553,13 @@ def test_missing_path_is_exit_2_and_nothing_is_written(tmp_path, cli):
     assert path.read_text() == FIXABLE
 
 
-@pytest.mark.parametrize("args", [(), ("--check",), ("migrate", "--diff")])
+@pytest.mark.parametrize("args", [("--check",), ("migrate", "--diff")])
 def test_no_path_is_nothing_to_do(cli, args):
     # pre-commit calls a hook without file names when none matches and the hook must run anyway
     result = cli(*args)
     assert result.exit_code == 0
     assert "no paths given, nothing to do" in result.stderr and result.stdout == ""
+    assert cli(*args, "-q").output == ""
 
 
 # -- subcommands -----------------------------------------------------------------------
@@ -682,6 +744,64 @@ def test_bad_files_are_reported_by_name_and_left_alone_while_others_go_on(tmp_pa
     assert is_migrated(good.read_text())
 
 
+def test_unreadable_folder_is_reported_and_the_others_go_on(tmp_path, cli, monkeypatch):
+    good = write(tmp_path / "good.py", FIXABLE)
+    locked = tmp_path / "locked"
+    write(locked / "train.py", FIXABLE)
+    make_unreadable(monkeypatch, locked)
+    result = cli(str(tmp_path))
+    assert result.exit_code == 2
+    assert f"{locked}: error: cannot read folder: Permission denied; its files were not migrated" in result.stderr
+    assert is_migrated(good.read_text())
+    (entry,) = [f for f in json.loads(cli("--check", "--format", "json", str(locked)).stdout)["files"]]
+    assert entry["path"] == str(locked) and "Permission denied" in entry["error"]
+
+
+@pytest.mark.parametrize("name", ["secret.py", "locked/train.py"], ids=["file", "file-in-locked-folder"])
+def test_unreadable_file_named_explicitly_is_reported_and_the_others_go_on(tmp_path, cli, monkeypatch, name):
+    unreadable = write(tmp_path / name, FIXABLE)
+    good = write(tmp_path / "good.py", FIXABLE)
+    make_unreadable(monkeypatch, tmp_path / name.split("/")[0])
+    result = cli(str(unreadable), str(good))
+    assert result.exit_code == 2
+    assert f"{unreadable}: error: cannot read: Permission denied" in result.stderr
+    assert is_migrated(good.read_text())  # the run went on
+
+
+def _without_permission_override() -> list[str] | None:
+    """A command prefix that runs a process which file permissions stop (root is not stopped)."""
+    if os.geteuid() != 0:
+        return []
+    drop = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--inh-caps=-dac_override,-dac_read_search"]
+    if shutil.which("setpriv") and subprocess.run([*drop, "--", "true"], capture_output=True).returncode == 0:
+        return [*drop, "--"]
+    return None
+
+
+def test_unreadable_paths_for_real(tmp_path):
+    prefix = _without_permission_override()
+    if prefix is None:
+        pytest.skip("running as root without setpriv: permissions cannot stop this process")
+    write(tmp_path / "locked" / "a.py", FIXABLE)
+    write(tmp_path / "secret.py", FIXABLE)
+    good = write(tmp_path / "ok" / "good.py", FIXABLE)
+    (tmp_path / "locked").chmod(0)
+    (tmp_path / "secret.py").chmod(0)
+    try:
+        for args in (["."], ["secret.py", "locked/a.py", "ok"], ["locked", "ok"]):
+            command = [*prefix, sys.executable, "-m", "migrate_xla", "--check", *args]
+            result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+            assert result.returncode == 2, result.stderr
+            assert "Traceback" not in result.stderr
+            assert re.search(r"^ok/good\.py:2:10: XLA101 ", result.stdout, re.M), result.stdout  # the others go on
+            errors = {line.split(": error: ")[0] for line in result.stderr.splitlines() if ": error: " in line}
+            assert errors == {"secret.py", "locked/a.py"} if "secret.py" in args else errors >= {"locked"}
+    finally:
+        (tmp_path / "locked").chmod(0o755)
+        (tmp_path / "secret.py").chmod(0o644)
+    assert good.read_text() == FIXABLE
+
+
 def test_read_only_file_is_not_counted_as_changed_in_json(tmp_path, cli):
     path = write(tmp_path / "readonly.py", FIXABLE)
     path.chmod(0o444)
@@ -799,6 +919,125 @@ def test_no_temporary_files_are_left_behind(tmp_path, cli):
     cli("-o", str(tmp_path / "out"), str(tmp_path))
     assert {p.name for p in tmp_path.iterdir()} == names | {"ro.py", "out"}
     assert {p.name for p in (tmp_path / "out").iterdir()} == names | {"ro.py"}
+
+
+# -- interrupted --------------------------------------------------------------------------
+
+
+def test_ctrl_c_exits_130_and_the_write_in_progress_is_not_half_done(tmp_path, cli, monkeypatch):
+    first = write(tmp_path / "a.py", FIXABLE)
+    second = write(tmp_path / "b.py", FIXABLE)
+    real_replace = os.replace
+    calls = []
+
+    def interrupted_replace(src, dst):
+        calls.append(dst)
+        if len(calls) == 2:  # Ctrl-C while the second file is being written
+            raise KeyboardInterrupt
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", interrupted_replace)
+    result = cli("-j", "1", str(tmp_path))
+    assert result.exit_code == 130  # not 1, "files changed"
+    assert "xla-migrate: interrupted; each file is written whole or left as it was" in result.stderr
+    assert is_migrated(first.read_text())
+    assert second.read_text() == FIXABLE
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.py", "b.py"]  # no temporary file left
+
+
+INTERRUPT_AFTER_FIRST = """
+import os, signal, sys
+import migrate_xla.cli as cli
+real = cli.migrate_files
+def migrate_files(files, options, jobs=None):
+    for result in real(files, options, 1):
+        yield result
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C once the first file is done
+cli.migrate_files = migrate_files
+sys.argv[0] = "xla-migrate"
+cli.main()
+"""
+
+
+def test_sigint_exits_130_with_a_short_message(tmp_path):
+    first = write(tmp_path / "a.py", FIXABLE)
+    second = write(tmp_path / "b.py", FIXABLE)
+    result = subprocess.run(
+        [sys.executable, "-c", INTERRUPT_AFTER_FIRST, "."], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 130
+    assert result.stderr.strip() == "xla-migrate: interrupted; each file is written whole or left as it was"
+    assert is_migrated(first.read_text()) and second.read_text() == FIXABLE
+
+
+# -- habits of ruff users ------------------------------------------------------------------
+
+
+def test_quiet_prints_findings_and_errors_but_no_summary(tmp_path, cli):
+    write(tmp_path / "train.py", FIXABLE)
+    write(tmp_path / "streams.py", UNFIXABLE)
+    write(tmp_path / "broken.py", "import torch\ndef f(:\n    torch.cuda.synchronize()\n")
+    loud = cli("--check", str(tmp_path))
+    assert "files would be migrated" in loud.stderr
+    quiet = cli("--check", "-q", str(tmp_path))
+    assert quiet.exit_code == loud.exit_code == 2
+    assert quiet.stdout == loud.stdout and "XLA899" in quiet.stdout  # the same findings
+    (error,) = quiet.stderr.splitlines()  # the error, and not the closing line
+    assert error.startswith(f"{tmp_path / 'broken.py'}: error: cannot parse: line 2")
+    assert cli("--quiet", str(tmp_path)).stderr.splitlines() == quiet.stderr.splitlines()
+
+
+def test_top_level_help_lists_the_everyday_options_and_the_commands(cli):
+    result = cli("--help")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("Usage: main [OPTIONS] PATH...\n")
+    for option in ("--diff", "--check", "--output", "--select", "--ignore", "--unsafe-fixes", "--target", "--format"):
+        assert re.search(rf"^  (-\w, )?{option}\b", result.stdout, re.M), option
+    for option in ("--exclude", "--stats", "--quiet", "--exit-zero", "--jobs", "--version", "--help"):
+        assert re.search(rf"^  (-\w, )?{option}\b", result.stdout, re.M), option
+    commands = result.stdout.split("Commands:\n")[1]
+    assert [line.split()[0] for line in commands.splitlines()] == ["explain", "migrate", "rules", "verify"]
+
+
+def test_bare_command_prints_the_usage(cli):
+    result = cli()
+    assert result.exit_code == 0  # pre-commit calls a hook so (always_run, no file staged): it must pass
+    assert result.stdout == cli("--help").stdout and result.stderr == ""
+
+
+def run_on_a_terminal(*args: str, cwd: Path, **env: str) -> str:
+    """The console entry point with stdout and stderr on a pseudo-terminal; what it printed."""
+    import pty
+
+    environ = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "migrate_xla", *args], cwd=cwd, stdout=follower, stderr=follower, env={**environ, **env}
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    process.wait(timeout=120)
+    os.close(leader)
+    return b"".join(chunks).decode()
+
+
+def test_colour_on_a_terminal_off_with_no_color_or_a_pipe(tmp_path):
+    write(tmp_path / "streams.py", UNFIXABLE)
+    coloured = run_on_a_terminal("--check", "streams.py", cwd=tmp_path)
+    assert click.style("XLA899", fg="red", bold=True) in coloured
+    assert click.style("streams.py", bold=True) + ":2:1:" in coloured
+    plain = run_on_a_terminal("--check", "streams.py", cwd=tmp_path, NO_COLOR="1")
+    assert "\x1b[" not in plain and "streams.py:2:1: XLA899 " in plain
+    piped = run("--check", "streams.py", cwd=tmp_path)
+    assert piped.stdout.startswith(b"streams.py:2:1: XLA899 ") and b"\x1b[" not in piped.stdout + piped.stderr
 
 
 def test_thousands_of_files_with_a_process_pool(tmp_path):

@@ -61,6 +61,27 @@ def test_exclude_applies_while_walking_not_to_files_named_explicitly(tmp_path, c
     assert cli("--check", str(tmp_path / "src/legacy/old.py")).exit_code == 1  # named: processed
 
 
+def test_exclude_on_the_command_line_extends_the_configured_one(tmp_path, cli, monkeypatch):
+    pyproject(tmp_path, 'exclude = ["legacy/"]')
+    names = ["train.py", "legacy/old.py", "gen/g.py", "model_pb2.py", "third_party/lib.py", "src/third_party/keep.py"]
+    for name in names:
+        write(tmp_path / name, FIXABLE)
+    monkeypatch.chdir(tmp_path)  # anchored patterns given on the command line start at the working directory
+
+    def walked(*options: str) -> list[str]:
+        result = cli("--check", *options, ".")
+        return sorted({Path(m["path"]).as_posix() for m in map(FINDING.match, result.stdout.splitlines()) if m})
+
+    assert walked("--exclude", "gen/,*_pb2.py", "--extend-exclude", "/third_party") == [
+        "src/third_party/keep.py",
+        "train.py",
+    ]
+    assert "legacy/old.py" not in walked() and "gen/g.py" in walked()
+    assert walked("--exclude", "*.py") == []
+    result = cli("--check", "--exclude", "*.py", "gen/g.py")
+    assert codes(result.stdout) == ["XLA101", "XLA103"]  # a file named explicitly is still processed
+
+
 def test_per_file_ignores_apply_to_the_files_they_match(tmp_path, cli):
     pyproject(
         tmp_path,

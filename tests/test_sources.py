@@ -78,7 +78,7 @@ def test_non_utf8_error_says_how_to_fix_it(tmp_path):
 def test_notebooks_are_read_as_their_code_cells_not_passed_as_json(tmp_path):
     notebook = write(tmp_path / "nb.ipynb", '{"cells": [{"cell_type": "code", "source": ["x.cuda()"]}]}\n')
     source = read_source(notebook)
-    assert source.text == "# <xla-migrate cell 1>\nx.cuda()\n"  # the program the engine migrates
+    assert source.text == "# <xla-migrate cell 1>\n\nx.cuda()\n"  # the program the engine migrates
     assert source.encode(source.text) == notebook.read_bytes()
     assert found(tmp_path, tmp_path) == ["nb.ipynb"]
 
@@ -296,3 +296,16 @@ def test_found_root_is_the_folder_argument(tmp_path):
     assert f.root == tmp_path / "src"
     (g,) = find_sources([tmp_path / "src" / "pkg" / "a.py"])
     assert g.root == tmp_path / "src" / "pkg"
+
+
+def test_a_folder_that_cannot_be_listed_is_handed_back_not_skipped(tmp_path, monkeypatch):
+    from test_cli import make_unreadable
+
+    write(tmp_path / "a.py")
+    write(tmp_path / "locked" / "b.py")
+    write(tmp_path / "pkg" / "c.py")
+    make_unreadable(monkeypatch, tmp_path / "locked")
+    unreadable = []
+    files = [f.path.relative_to(tmp_path).as_posix() for f in find_sources([tmp_path], (), unreadable)]
+    assert files == ["a.py", "pkg/c.py"]  # the walk went on
+    assert unreadable == [(tmp_path / "locked", "cannot read folder: Permission denied; its files were not migrated")]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -43,18 +43,22 @@ class Found(NamedTuple):
     root: Path  # the directory argument, or the file's folder for a file argument
 
 
-def find_sources(paths: list[Path], exclude: Patterns | None = None) -> Iterator[Found]:
+def find_sources(
+    paths: list[Path], exclude: Sequence[Patterns] = (), unreadable: list[tuple[Path, str]] | None = None
+) -> Iterator[Found]:
     """Python files and notebooks under ``paths``: folders walked honouring .gitignore, files as given.
 
-    ``exclude`` (the configuration's patterns) is one more ignore file, consulted last
-    while walking; like the default excludes it does not apply to files named explicitly.
-    Symbolic links met while walking are skipped (they may point outside the tree);
-    a link given explicitly is followed, so the file it points to is migrated.
+    ``exclude`` (the configuration's and the command line's patterns) are more ignore
+    files, consulted last while walking; like the default excludes they do not apply to
+    files named explicitly. Symbolic links met while walking are skipped (they may point
+    outside the tree); a link given explicitly is followed, so the file it points to is
+    migrated. A folder that cannot be listed is added to ``unreadable`` with the reason,
+    and the walk goes on (its files are not skipped silently: the caller reports it).
     """
     seen: set[Path] = set()
     for path in paths:
-        if path.is_dir():
-            candidates = ((Found(p, path), real) for p, real in _walk(path, exclude))
+        if os.path.isdir(path):  # False, not an error, for a path that cannot be looked at: reading it says why
+            candidates = ((Found(p, path), real) for p, real in _walk(path, list(exclude), unreadable))
         else:
             candidates = iter([(Found(path, path.parent), path.resolve())])
         for found, key in candidates:
@@ -63,22 +67,30 @@ def find_sources(paths: list[Path], exclude: Patterns | None = None) -> Iterator
                 yield found
 
 
-def _walk(root: Path, exclude: Patterns | None) -> Iterator[tuple[Path, Path]]:
+def _walk(
+    root: Path, exclude: list[Patterns], unreadable: list[tuple[Path, str]] | None
+) -> Iterator[tuple[Path, Path]]:
     """Each file under ``root`` with its resolved path. The walk follows no link, so a path
     below ``root`` resolves to ``root``'s resolution and the names walked: no ``resolve()``
     of every entry (a dozen ``lstat`` calls each; seconds on torch's 15,000 entries)."""
-    yield from _walk_dir(root, root.resolve(), _ancestor_gitignores(root), exclude)
+    yield from _walk_dir(root, root.resolve(), _ancestor_gitignores(root), exclude, unreadable)
 
 
 def _walk_dir(
-    folder: Path, real: Path, ignores: list[Patterns], exclude: Patterns | None
+    folder: Path,
+    real: Path,
+    ignores: list[Patterns],
+    exclude: list[Patterns],
+    unreadable: list[tuple[Path, str]] | None,
 ) -> Iterator[tuple[Path, Path]]:
     own = Patterns.load(folder)
     if own is not None:
         ignores = [*ignores, own]
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
+    except OSError as exc:
+        if unreadable is not None:
+            unreadable.append((folder, f"cannot read folder: {exc.strerror or exc}; its files were not migrated"))
         return
     for entry in entries:
         if entry.is_symlink():
@@ -88,10 +100,10 @@ def _walk_dir(
         is_dir = entry.is_dir()
         if is_dir and entry.name in DEFAULT_EXCLUDES:
             continue
-        if _ignored(resolved, is_dir, ignores if exclude is None else [*ignores, exclude]):
+        if _ignored(resolved, is_dir, [*ignores, *exclude] if exclude else ignores):
             continue
         if is_dir:
-            yield from _walk_dir(path, resolved, ignores, exclude)
+            yield from _walk_dir(path, resolved, ignores, exclude, unreadable)
         elif entry.name.endswith(SOURCE_SUFFIXES):
             yield path, resolved
 
@@ -104,7 +116,7 @@ def _ancestor_gitignores(root: Path) -> list[Patterns]:
     """
     found = []
     folder = root.resolve()
-    while not (folder / ".git").exists():
+    while not os.path.exists(folder / ".git"):  # False where it cannot be looked at
         if folder.parent == folder:
             return []
         folder = folder.parent
