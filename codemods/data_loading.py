@@ -80,7 +80,7 @@ class PinMemory(Rule):
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
         # `x = x.pin_memory()` would be left as `x = x`: the statement goes (its finding stays)
         if (
-            self.fixing
+            self.fixes(original.value)
             and len(original.targets) == 1
             and _is_pin_memory_call(original.value)
             and code_of(original.value.func.value) == code_of(original.targets[0].target)
@@ -90,7 +90,7 @@ class PinMemory(Rule):
 
     def leave_Expr(self, original: cst.Expr, updated: cst.Expr):
         # a bare `x.pin_memory()` statement returned a pinned copy nobody kept
-        if self.fixing and _is_pin_memory_call(original.value):
+        if _is_pin_memory_call(original.value) and self.fixes(original.value):
             return cst.RemoveFromParent()
         return updated
 
@@ -203,7 +203,7 @@ class MpDeviceLoaderAtLoop(Rule):
 
     def visit_For(self, node: cst.For) -> None:
         plan = self.proof.plan(node)
-        if plan is not None:
+        if plan is not None and not self.suppressed(node):  # the moves go only with the wrapped loader
             self.plans[id(node)] = plan
             self.moves |= plan.moves
             self.removals |= plan.removals

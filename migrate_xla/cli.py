@@ -345,7 +345,7 @@ def _migrate_stdin(options: Options, mode: str, fmt: str, stats: bool, quiet: bo
     else:
         result.source = Source(Path("-"), text, encoding, 0o644, 0)
         try:
-            result.new_text, result.diagnostics = migrate_code(text, options, "<stdin>")
+            result.take(*migrate_code(text, options, "<stdin>"))
         except MigrationError as exc:
             result.error = str(exc)
     if result.error is not None:

@@ -21,6 +21,10 @@ TARGETS = ("single", "multiprocess", "spmd")
 # The finding for a notebook cell left as it is: the notebook reader reports it, the rule
 # codemods/notebook_cells.py documents it.
 CELL_NOT_MIGRATED = "XLA001"
+# A suppression comment that silences nothing: the engine reports it, codemods/suppression.py documents it.
+UNUSED_SUPPRESSION = "XLA002"
+# CUDA code no rule converted (codemods/cuda_only/reference_left.py)
+CUDA_REFERENCE_LEFT = "XLA899"
 
 
 class MigrationError(Exception):
@@ -36,6 +40,10 @@ class Diagnostic(NamedTuple):
     fixed: bool
     fix: str | None = None  # what kind of fix the rule offers: "safe", "unsafe" or None
     cell: int | None = None  # notebook cell index, when the file is a notebook
+    # covered by a suppression comment (noqa): neither fixed nor reported; --stats counts it
+    suppressed: bool = False
 
     def to_dict(self) -> dict:
-        return self._asdict()
+        found = self._asdict()
+        del found["suppressed"]  # a report shows none
+        return found

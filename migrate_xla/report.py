@@ -23,6 +23,7 @@ class Summary:
         self.remaining = self.remaining_errors = self.unsafe_available = 0
         self.by_code: Counter = Counter()
         self.fixed_by_code: Counter = Counter()
+        self.suppressed_by_code: Counter = Counter()  # silenced by suppression comments: not in by_code
 
     @classmethod
     def of(cls, results: Sequence[FileResult]) -> Summary:
@@ -30,6 +31,7 @@ class Summary:
         for result in results:
             summary.changed += result.changed
             summary.errors += result.error is not None
+            summary.suppressed_by_code.update(d.code for d in result.suppressed)
             for d in result.diagnostics:
                 summary.by_code[d.code] += 1
                 if d.fixed:
@@ -51,6 +53,7 @@ class Summary:
             "remaining": self.remaining,
             "remaining_errors": self.remaining_errors,
             "unsafe_fixes_available": self.unsafe_available,
+            "suppressed": sum(self.suppressed_by_code.values()),
             "by_code": dict(sorted(self.by_code.items())),
         }
 
@@ -253,9 +256,9 @@ def sarif_report(results: Sequence[FileResult], show_fixed: bool) -> str:
 
 def rule_stats(summary: Summary) -> list[dict]:
     rows = []
-    for code, count in sorted(summary.by_code.items()):
+    for code in sorted(summary.by_code.keys() | summary.suppressed_by_code.keys()):
         rule = registry.by_code(code)
-        fixed = summary.fixed_by_code[code]
+        count, fixed = summary.by_code[code], summary.fixed_by_code[code]
         rows.append(
             {
                 "code": code,
@@ -263,6 +266,7 @@ def rule_stats(summary: Summary) -> list[dict]:
                 "count": count,
                 "fixed": fixed,
                 "remaining": count - fixed,
+                "suppressed": summary.suppressed_by_code[code],
             }
         )
     return rows
@@ -271,7 +275,7 @@ def rule_stats(summary: Summary) -> list[dict]:
 def file_stats(results: Sequence[FileResult]) -> list[dict]:
     rows = []
     for result in results:
-        if result.diagnostics:
+        if result.diagnostics or result.suppressed:
             fixed = sum(d.fixed for d in result.diagnostics)
             rows.append(
                 {
@@ -279,6 +283,7 @@ def file_stats(results: Sequence[FileResult]) -> list[dict]:
                     "count": len(result.diagnostics),
                     "fixed": fixed,
                     "remaining": len(result.diagnostics) - fixed,
+                    "suppressed": len(result.suppressed),
                 }
             )
     return sorted(rows, key=lambda row: (-row["count"], row["path"]))
@@ -289,11 +294,18 @@ def text_stats(results: Sequence[FileResult], summary: Summary) -> list[str]:
     for row in rule_stats(summary):
         lines.append(
             f"  {row['count']:6d}  {row['code']}  {row['name']:<28} fixed {row['fixed']}, remaining {row['remaining']}"
+            + _suppressed(row)
         )
     lines.append("Findings by file:")
     for row in file_stats(results):
-        lines.append(f"  {row['count']:6d}  {row['path']} (fixed {row['fixed']}, remaining {row['remaining']})")
+        lines.append(
+            f"  {row['count']:6d}  {row['path']} (fixed {row['fixed']}, remaining {row['remaining']}{_suppressed(row)})"
+        )
     return lines
+
+
+def _suppressed(row: dict) -> str:
+    return f", suppressed {row['suppressed']}" if row["suppressed"] else ""
 
 
 def rules_table() -> list[str]:
@@ -329,12 +341,17 @@ def explain(rule, markdown: bool = False) -> str:
     its section of docs/rules.md. One content, two markups."""
     fix = _FIX_TEXT.get(rule.FIX, "none (reported, with a TODO comment where it cannot be converted)")
     facts = f"Family: {registry.family(rule)}    Fix: {fix}    Severity if left: {rule.SEVERITY}"
+    silence = (
+        f"To silence it where a person has reviewed it: `# noqa: {rule.CODE}` at the end of the line "
+        f"(the header line of a compound statement), or a line `# xla-migrate: noqa: {rule.CODE}` for the "
+        'whole file; it is then neither fixed nor reported (docs/configuration.md, "Suppressing a finding").'
+    )
     if tuple(rule.TARGETS) != TARGETS:  # a target's own rule: say which --target runs it
         facts += f"    Only with: --target {' / '.join(rule.TARGETS)}"
     examples = [("Before", rule.BEFORE), ("After", rule.AFTER or "(removed)\n")] if rule.BEFORE else []
     links = rule_links(rule)
     if not markdown:
-        parts = [f"{rule.CODE} ({rule.NAME}): {rule.SUMMARY}", facts, rule.why()]
+        parts = [f"{rule.CODE} ({rule.NAME}): {rule.SUMMARY}", facts, rule.why(), silence]
         if examples:
             parts.append("\n".join(f"{label}:\n{_indent(code)}" for label, code in examples))
         if links:
@@ -361,6 +378,11 @@ def rules_page() -> str:
         "Generated from the rules themselves (their attributes and docstrings) by",
         "`python -m migrate_xla.docs > docs/rules.md` (or `make docs`); a test checks that it is",
         "current. `xla-migrate explain CODE` prints the same section in the terminal.",
+        "",
+        "Any finding can be silenced where a person has reviewed it: `# noqa: XLA201` at the end of",
+        "its line (the header line of a compound statement), or a line `# xla-migrate: noqa: XLA201`",
+        "for the whole file; it is then neither fixed, nor reported, nor counted in the exit code",
+        "([configuration](configuration.md#suppressing-a-finding)).",
         "",
         "| code | name | fix | severity if left | summary |",
         "| --- | --- | --- | --- | --- |",

@@ -25,6 +25,7 @@ import libcst as cst
 
 from migrate_xla.findings import (  # noqa: F401 (the rules' names)
     CELL_NOT_MIGRATED,
+    CUDA_REFERENCE_LEFT,
     SAFE,
     SEVERITIES,
     TARGETS,
@@ -117,7 +118,7 @@ class Rule:
         replacement left them unused. A replacement built anew rather than from
         ``updated`` first calls ``ctx.forget_fixes_inside(original)``.
         """
-        self.ctx.report(
+        applied = self.ctx.report(
             self,
             original,
             message,
@@ -125,7 +126,22 @@ class Rule:
             imports=tuple(imports) if self.fixing else (),
             drops=tuple(drop_if_unused) if self.fixing else (),
         )
-        return replacement if self.fixing else updated
+        return replacement if applied else updated
+
+    def fixes(self, original: cst.CSTNode) -> bool:
+        """Whether this rule's fix is applied at ``original``: its fixes are on and no
+        suppression comment covers it there (migrate_xla/engine/suppression.py). A rule
+        whose fix edits more than the node it reports asks this before each edit."""
+        return self.fixing and not self.ctx.silenced(self.CODE, original)
+
+    def suppressed(self, original: cst.CSTNode) -> bool:
+        """Whether a suppression comment covers this rule at ``original``; if so, the
+        finding counts as suppressed. For a decision taken before the finding is reported
+        (a plan made when a loop is entered, carried out as its body is left)."""
+        if not self.ctx.silenced(self.CODE, original):
+            return False
+        self.ctx.report(self, original, self.SUMMARY, fixed=False)
+        return True
 
     def flag(self, original: cst.CSTNode, message: str) -> None:
         """Report what cannot be converted, with one TODO comment above its statement."""
@@ -204,6 +220,7 @@ class _Pending:
     fixed: bool
     imports: tuple[Import, ...] = ()
     drops: tuple[Import, ...] = ()
+    suppressed: bool = False  # covered by a suppression comment: neither fixed nor reported, counted
 
 
 @dataclass
@@ -220,6 +237,9 @@ class FileContext:
     shared: dict[str, object] = field(default_factory=dict)  # analyses several rules share
     sliced: bool = False  # the tree is a slice of the file (migrate_xla.slicing)
     source: str = ""  # the code the tree was parsed from (the slice's, when sliced)
+    enabled: tuple[str, ...] = ()  # the codes of the run's enabled rules
+    # the file's suppression comments (engine/suppression.py's Suppressions), when it may have any
+    suppressions: object | None = None
 
     # -- names ---------------------------------------------------------------
     def learn_import(self, node: cst.Import | cst.ImportFrom) -> None:
@@ -295,12 +315,22 @@ class FileContext:
         todo: bool = False,
         imports: tuple[Import, ...] = (),
         drops: tuple[Import, ...] = (),
-    ) -> None:
+    ) -> bool:
+        """Record a finding; whether its fix is applied (``fixed``, and no suppression comment covers it)."""
         statement = self.statements[-1] if self.statements else None
+        if self.silenced(rule.CODE, node, statement):
+            self.pending.append(_Pending(type(rule), node, statement, message, False, suppressed=True))
+            self.suppressions.silenced_at(statement)
+            return False
         self.pending.append(_Pending(type(rule), node, statement, message, fixed, imports, drops))
         if todo and statement is not None and id(statement) not in self.todos:
             # One TODO comment a statement: a second rule's finding is still reported.
             self.todos[id(statement)] = [(rule.CODE, " ".join(message.split()))]
+        return fixed
+
+    def silenced(self, code: str, *nodes: cst.CSTNode | None) -> bool:
+        """Whether a suppression comment covers ``code`` at the first of ``nodes`` one covers, or in the file."""
+        return self.suppressions is not None and self.suppressions.silences(code, *nodes)
 
     def forget_fixes_inside(self, node: cst.CSTNode) -> None:
         """Drop the fixes made in ``node`` or below it (a rule is replacing it whole)."""

@@ -8,6 +8,7 @@ adding a rule or changing its TRIGGERS, REQUIRES or TARGETS:
 
 RULES = (
     ('XLA001', ('single', 'multiprocess', 'spmd'), ('\\A(?!)',), ()),
+    ('XLA002', ('single', 'multiprocess', 'spmd'), ('noqa:[^\\n]*XLA', 'xla-migrate:\\s*noqa'), ()),
     ('XLA101', ('single', 'multiprocess', 'spmd'), ('(?:device(?<!\\wdevice))\\b',), ('[\'"]cuda',)),
     ('XLA102', ('single', 'multiprocess', 'spmd'), ('[\'"]cuda', '[\'"]cpu[\'"]\\s+if'), ()),
     ('XLA103', ('single', 'multiprocess', 'spmd'), ('\\.cuda\\(',), ()),

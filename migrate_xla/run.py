@@ -12,14 +12,13 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from migrate_xla import prefilter, registry
-from migrate_xla.findings import TARGETS, Diagnostic, MigrationError
+from migrate_xla.findings import TARGETS, UNUSED_SUPPRESSION, Diagnostic, MigrationError
 from migrate_xla.sources.discovery import Found, Patterns
 from migrate_xla.sources.reading import read_source
 from migrate_xla.sources.source import Source, SourceError
@@ -80,8 +79,15 @@ class FileResult:
         self.source = source
         self.new_text = new_text
         self.diagnostics = [] if diagnostics is None else diagnostics
+        self.suppressed: list[Diagnostic] = []  # silenced by a suppression comment: --stats counts them
         self.error = error
         self.found = found
+
+    def take(self, new_text: str, diagnostics: list[Diagnostic]) -> None:
+        """The migration's result: the new text, the findings to report and those suppressed."""
+        self.new_text = new_text
+        self.diagnostics = [d for d in diagnostics if not d.suppressed]
+        self.suppressed = [d for d in diagnostics if d.suppressed]
 
     @property
     def changed(self) -> bool:
@@ -108,7 +114,7 @@ def migrate_code(
     each phase ends (benchmarks/profile_corpus.py times them).
     """
     enabled = prefilter.enabled(options.codes, options.target)
-    settings = {"unsafe_fixes": options.unsafe_fixes, "target": options.target}
+    settings = {"unsafe_fixes": options.unsafe_fixes, "target": options.target, "enabled": options.codes}
     passes: list[tuple[str, list[Diagnostic]]] = []  # each pass's input and findings
     current = text
     for _ in range(MAX_PASSES if options.fixpoint else 1):
@@ -137,35 +143,27 @@ MAX_PASSES = 5
 
 
 def _findings_of_passes(passes: list[tuple[str, list[Diagnostic]]]) -> list[Diagnostic]:
-    """One report of several passes, on the lines of the first pass's input: every pass's
-    fixes, and what is left for a person as the last pass (over the final text) found it.
-
-    A finding left that the first pass also reported keeps the first pass's position;
-    the others (and the fixes of later passes) are moved back from the text their pass read.
-    """
-    first_text, first = passes[0]
+    """One report of several passes, on the lines of the first pass's input: the first
+    pass's findings (what --check reports), and what each later pass fixed or found
+    suppressed anew, moved back from the text that pass read. What is left for a person is
+    the first pass's account, of the code as the user wrote it: a later pass tells of the
+    same code again in the words of the fixes before it. Whether a suppression comment
+    silenced anything (XLA002) is the last pass's answer, though: a comment may cover what
+    only a later pass finds."""
+    first_text, findings = passes[0]
     if len(passes) == 1:
-        return first
-    if len(passes) == 2 and not any(d.fixed for d in passes[1][1]):  # one pass, confirmed
-        later_left = Counter((d.code, d.message) for d in passes[1][1] if not d.fixed)
-        if later_left == Counter((d.code, d.message) for d in first if not d.fixed):
-            return first
-    findings = [d for d in first if d.fixed]
-    for text, diagnostics in passes[1:-1]:
-        findings += _moved_back(text, first_text, [d for d in diagnostics if d.fixed])
-    last_text, last = passes[-1]
-    left = [d for d in last if not d.fixed]
-    unmatched = Counter((d.code, d.message) for d in left)
-    for d in first:
-        if not d.fixed and unmatched[d.code, d.message] > 0:
-            unmatched[d.code, d.message] -= 1
-            findings.append(d)
-    new_left = []
-    for d in left:
-        if unmatched[d.code, d.message] > 0:
-            unmatched[d.code, d.message] -= 1
-            new_left.append(d)
-    findings += _moved_back(last_text, first_text, new_left)
+        return findings
+    findings = [d for d in findings if d.code != UNUSED_SUPPRESSION]
+    seen = {(d.code, d.message) for d in findings if d.suppressed}
+    for number, (text, diagnostics) in enumerate(passes[1:], 2):
+        last = number == len(passes)
+        new = [
+            d
+            for d in diagnostics
+            if d.fixed or (d.suppressed and (d.code, d.message) not in seen) or (last and d.code == UNUSED_SUPPRESSION)
+        ]
+        seen.update((d.code, d.message) for d in new if d.suppressed)
+        findings += _moved_back(text, first_text, new)
     return sorted(set(findings), key=lambda d: (d.line, d.column, d.code, d.message))
 
 
@@ -200,7 +198,7 @@ def migrate_file(found: Found, options: Options) -> FileResult:
             result.source.units(new_text)  # a notebook whose cells cannot be split again is not written
         # locate adds what reading found (XLA001: a notebook cell left out), reported when enabled
         located = result.source.locate(diagnostics)
-        result.new_text, result.diagnostics = new_text, [d for d in located if d.code in options.codes]
+        result.take(new_text, [d for d in located if d.code in options.codes])
     except (SourceError, MigrationError) as exc:
         result.error = str(exc)
     except RecursionError:

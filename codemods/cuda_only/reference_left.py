@@ -7,7 +7,7 @@ import libcst as cst
 
 from codemods.cuda_only.common import GUIDE, is_message_call
 from codemods.shared.device_values import KEPT_CUDA_CHECKS, is_cuda_literal
-from migrate_xla.rule import TRIVIA, Rule, children, snippet, subclasses
+from migrate_xla.rule import CUDA_REFERENCE_LEFT, TRIVIA, Rule, children, snippet, subclasses
 
 CUDA_MODULES = ("torch.cuda", "torch.backends.cudnn", "torch.backends.cuda")
 _BLOCKS = (cst.BaseSuite, cst.BaseStatement, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally)
@@ -84,7 +84,7 @@ class CudaReferenceLeft(Rule):
     are messages, not devices, and are not flagged either.
     """
 
-    CODE = "XLA899"
+    CODE = CUDA_REFERENCE_LEFT
     NAME = "cuda-reference-left"
     SUMMARY = "CUDA references no rule could convert are flagged for a person"
     FIX = None

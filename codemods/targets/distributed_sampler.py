@@ -160,7 +160,7 @@ class DistributedSamplerForTraining(TargetRule):
         shuffle_value, kwargs_at, kwargs_dict = found
         if shuffle is not None:
             shuffle_value = shuffle.value
-        if not self.fixing:
+        if not self.fixes(call):
             self.replace(
                 call,
                 None,

@@ -62,11 +62,15 @@ class MasterOnlyOutput(TargetRule):
                     f"{len(run)} print/log statement{'s' if len(run) > 1 else ''} now run on the master ordinal only",
                     imports=[XM],
                 )
-                body.append(guard)
-                run, changed = [], True
+                if self.fixes(first):
+                    body.append(guard)
+                    changed = True
+                else:  # a suppression comment keeps the statements as they are
+                    body.extend(run)
+                run = []
             if statement is not None:
                 body.append(statement)
-        return updated.with_changes(body=body) if self.fixing and changed else updated
+        return updated.with_changes(body=body) if changed else updated
 
     def _output(self, statement: cst.BaseStatement) -> bool:
         call = call_of(statement)

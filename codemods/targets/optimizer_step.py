@@ -57,19 +57,21 @@ class OptimizerStepAcrossReplicas(TargetRule):
                 barrier = after is not None and self._sync(body[after])
                 optimizer = code_of(call.func.value)
                 new = f"xm.optimizer_step({optimizer}{', barrier=True' if barrier else ''})"
+                step = self._original(original, call) or original
                 self.replace(
-                    self._original(original, call) or original,
+                    step,
                     updated,
                     None,
                     f"`{optimizer}.step()`{' and its `torch_xla.sync()`' if barrier else ''} -> `{new}`: "
                     "gradients are averaged across the replicas before the step",
                     imports=[XM],
                 )
-                body[index] = body[index].with_changes(body=[cst.Expr(parse_expr(new))])
-                if barrier:
-                    del body[after]
+                if self.fixes(step):
+                    body[index] = body[index].with_changes(body=[cst.Expr(parse_expr(new))])
+                    if barrier:
+                        del body[after]
             index += 1
-        return updated.with_changes(body=body) if self.fixing and body != list(updated.body) else updated
+        return updated.with_changes(body=body) if body != list(updated.body) else updated
 
     def _optimizer_step(self, call: cst.Call) -> bool:
         owner = last_name(call.func.value) if isinstance(call.func, cst.Attribute) else ""

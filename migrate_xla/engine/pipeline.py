@@ -16,9 +16,10 @@ from functools import cache
 import libcst as cst
 
 from migrate_xla import registry
+from migrate_xla.engine import suppression
 from migrate_xla.engine.positions import positioned
 from migrate_xla.engine.runner import RuleRunner
-from migrate_xla.findings import Diagnostic, MigrationError
+from migrate_xla.findings import UNUSED_SUPPRESSION, Diagnostic, MigrationError
 from migrate_xla.imports import apply_imports
 from migrate_xla.prefilter import patterns_of
 from migrate_xla.rule import FileContext, Rule, WholeModuleNeeded
@@ -30,7 +31,7 @@ def migrate_woken(
     text: str, codes: Sequence[str], settings: dict, filename: str, lap: Callable[[str], None]
 ) -> tuple[str, list[Diagnostic]]:
     """The rest of ``run.migrate_code`` for a unit that wakes the rules ``codes``;
-    ``settings`` are the run's for every file (``unsafe_fixes``, ``target``: FileContext's)."""
+    ``settings`` are the run's for every file (``unsafe_fixes``, ``target``, ``enabled``: FileContext's)."""
     triggered = registry.rules_of(codes)
     piece = _slice(text, triggered)
     lap("slice" if piece is not None else "slice not taken")
@@ -49,8 +50,8 @@ SLICE_FROM = 2000
 
 
 def _slice(text: str, rules: Sequence[type[Rule]]) -> Slice | None:
-    if len(text) < SLICE_FROM or any(rule.WHOLE_MODULE for rule in rules):
-        return None
+    if len(text) < SLICE_FROM or any(rule.WHOLE_MODULE for rule in rules) or suppression.ANY.search(text):
+        return None  # a suppression comment anywhere may cover any statement: the whole file is parsed
     return slice_text(text, _keep(rules))
 
 
@@ -84,12 +85,16 @@ def _migrate(
         raise MigrationError(f"cannot parse: {_syntax_error(text, filename, exc)}") from None
     lap("parse")
     ctx = FileContext(**settings, sliced=piece is not None, source=source)
+    if piece is None and suppression.ANY.search(text):
+        ctx.suppressions = suppression.Suppressions(text)
+        ctx.suppressions.learn(module)
     new_module = RuleRunner(ctx, [rule(ctx) for rule in rules], piece).run(module)
     lap("rules")
     elsewhere = Counter if piece is None else piece.name_uses
     new_module = apply_imports(new_module, ctx.imports_to_add, ctx.imports_to_remove, elsewhere)
     lap("imports")
-    diagnostics = positioned(module, ctx, None if piece is None else piece.line)
+    unused = _unused_suppressions(ctx)
+    diagnostics = positioned(module, ctx, None if piece is None else piece.line) + unused
     lap("positions")
     # Nothing changed: the traversal hands back the parsed module itself, whose code is
     # the text (LibCST round-trips byte for byte), so code generation is skipped.
@@ -106,6 +111,25 @@ def _migrate(
             ) from None
     lap("compile")
     return new_text, diagnostics
+
+
+def _unused_suppressions(ctx: FileContext) -> list[Diagnostic]:
+    """XLA002 for each code of this tool's, enabled in this run, that a suppression comment
+    names and that silenced nothing: a line's comment as a finding to position, a file's here."""
+    if ctx.suppressions is None or UNUSED_SUPPRESSION not in ctx.enabled:
+        return []
+    rule = registry.by_code(UNUSED_SUPPRESSION)
+    found = []
+    for comment in ctx.suppressions.comments():
+        unused = ", ".join(c for c in comment.unused() if any(code.startswith(c) for code in ctx.enabled))
+        if not unused:
+            continue
+        if comment.statement is not None:
+            ctx.report(rule(ctx), comment.statement, f"`# noqa: {unused}` silences nothing here", fixed=False)
+        else:
+            message = f"`# xla-migrate: noqa: {unused}` silences nothing in this file"
+            found.append(Diagnostic(rule.CODE, message, comment.line, 1, rule.SEVERITY, False, rule.FIX))
+    return found
 
 
 def _syntax_error(text: str, filename: str, exc: cst.ParserSyntaxError) -> str:

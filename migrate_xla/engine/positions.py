@@ -107,6 +107,7 @@ def positioned(module: cst.Module, ctx: FileContext, line_of: Callable[[int], in
                 severity="info" if item.fixed else item.rule.SEVERITY,
                 fixed=item.fixed,
                 fix=item.rule.FIX,
+                suppressed=item.suppressed,
             )
         )
     return sorted(set(diagnostics), key=lambda d: (d.line, d.column, d.code, d.message))
