@@ -305,7 +305,7 @@ def test_a_first_cell_that_installs_packages_runs_before_the_added_import(tmp_pa
 def test_a_lost_cell_boundary_is_an_error_not_a_broken_notebook(tmp_path):
     path = write(tmp_path / "nb.ipynb", dump(GPU_NOTEBOOK))
     source = read_source(path)
-    program = source.text.replace("# <xla-migrate cell 4>\n", "")
+    program = source.text.replace("# <xla-migrate cell 4>\n\n", "")
     with pytest.raises(SourceError, match="could not be told apart"):
         source.encode(program)
     found = migrate_file(Found(path, tmp_path), options_for())
@@ -324,7 +324,7 @@ def test_code_put_into_an_empty_cell_is_laid_out_like_the_file(tmp_path, indent)
     nb = notebook(code("import torch"), code([]))
     path = write(tmp_path / "nb.ipynb", dump(nb, indent=indent))
     source = read_source(path)
-    program = source.text.replace("# <xla-migrate cell 2>\n", "# <xla-migrate cell 2>\nx = 1\ny = 2\n")
+    program = source.text.replace("# <xla-migrate cell 2>\n\n", "# <xla-migrate cell 2>\n\nx = 1\ny = 2\n")
     assert source.encode(program).decode() == dump(with_sources(nb, {2: "x = 1\ny = 2"}), indent=indent)
 
 
@@ -334,3 +334,56 @@ def test_a_windows_notebook_keeps_its_bom_and_crlf_line_ends(tmp_path, cli):
     assert cli(str(path)).exit_code == 1
     expected = "\ufeff" + dump(with_sources(GPU_NOTEBOOK, MIGRATED_SOURCES), indent=1).replace("\n", "\r\n")
     assert path.read_bytes() == expected.encode("utf-8")
+
+
+@pytest.mark.parametrize(
+    "cells, migrated",
+    [
+        # the repros: a cell that starts with a statement the migration removes
+        (["import torch\n", "torch.backends.cudnn.benchmark = True\n"], ["", ""]),  # torch is then unused
+        (["import torch\n", "torch.cuda.empty_cache()"], ["", ""]),
+        (
+            ["import torch\n", "torch.cuda.empty_cache()\nx = torch.ones(2).cuda()"],
+            ["import torch\nimport torch_xla\n", "x = torch.ones(2).to(torch_xla.device())"],
+        ),
+        # a removed last statement of a cell
+        (
+            ["import torch\n", "x = torch.ones(2).cuda()\ntorch.cuda.empty_cache()", "y = 1"],
+            ["import torch\nimport torch_xla\n", "x = torch.ones(2).to(torch_xla.device())", "y = 1"],
+        ),
+        # a cell emptied entirely, its comment with it; the last cell too
+        (
+            ["import torch\n", "# speed\ntorch.backends.cudnn.benchmark = True\n", "x = torch.ones(2).cuda()"],
+            ["import torch\nimport torch_xla\n", "", "x = torch.ones(2).to(torch_xla.device())"],
+        ),
+        (
+            ["import torch\n", "x = torch.ones(2).cuda()\n", "# free memory\ntorch.cuda.empty_cache()\n"],
+            ["import torch\nimport torch_xla\n", "x = torch.ones(2).to(torch_xla.device())\n", ""],
+        ),
+        (
+            ["import torch\n", "x = torch.ones(2).cuda()\n", "pass\ntorch.cuda.empty_cache()\n"],
+            ["import torch\nimport torch_xla\n", "x = torch.ones(2).to(torch_xla.device())\n", "pass\n"],
+        ),
+        # the first cell emptied
+        (["import torch\ntorch.backends.cudnn.benchmark = True", "print('ready')"], ["", "print('ready')"]),
+    ],
+    ids=[
+        "cudnn-flag",
+        "empty-cache",
+        "first-of-two",
+        "last-statement",
+        "middle-cell",
+        "last-cell",
+        "user-pass",
+        "first-cell",
+    ],
+)
+def test_a_cell_the_migration_empties_in_part_or_whole_stays_a_cell(tmp_path, cli, cells, migrated):
+    nb = notebook(*[code(cell) for cell in cells[:1]], markdown("text"), *[code(cell) for cell in cells[1:]])
+    path = write(tmp_path / "nb.ipynb", dump(nb))
+    result = cli(str(path))
+    assert result.exit_code == 1, result.output
+    written = json.loads(path.read_text())["cells"]
+    assert [cell["id"] for cell in written] == [cell["id"] for cell in nb["cells"]]
+    assert ["".join(cell["source"]) for cell in written if cell["cell_type"] == "code"] == migrated
+    assert cli("--diff", str(path)).stdout == ""  # and a second run changes nothing

@@ -2,8 +2,11 @@
 
 A notebook's cells run in one namespace (an import in cell 1 serves cell 5), so they
 are migrated together: the program the engine sees is the code cells, each after a
-marker comment naming its cell, and the migrated program is split at the markers
-again. IPython syntax that is not Python (``%matplotlib inline``, ``!nvidia-smi``,
+marker comment naming its cell and a blank line, and the migrated program is split at
+the markers again. The blank line keeps the marker when a fix removes the cell's first
+statements: the comment lines directly above a removed statement go with it, a comment
+with a blank line under it stays (docs/decisions.md), so a cell the migration empties
+stays a cell, empty or with what is left. IPython syntax that is not Python (``%matplotlib inline``, ``!nvidia-smi``,
 ``x = !ls``, ``obj?``, a ``%%time`` first line) stands in the program as the call
 IPython itself makes for it (``get_ipython().system('nvidia-smi')``), so the rules
 see what it does, tagged to be put back as written. A cell that still is not Python
@@ -32,10 +35,11 @@ from pathlib import Path
 from migrate_xla.findings import CELL_NOT_MIGRATED, Diagnostic
 from migrate_xla.sources.source import Source, SourceError, Unit
 
-_MARKER = "# <xla-migrate cell {}>\n"
-_MARKER_LINE = re.compile(r"^# <xla-migrate cell (\d+)>\n", re.M)
+_MARKER = "# <xla-migrate cell {}>\n\n"
+_MARKER_LINE = re.compile(r"^# <xla-migrate cell (\d+)>\n\n", re.M)
 _TAG = "# <xla-migrate ipython {}>"
 _TAGGED = re.compile(r"# <xla-migrate ipython \d+>$")
+_PASS_LINE = re.compile(r"^pass$", re.M)
 _LINE_BREAK = re.compile(r"\r\n?|\n")  # where LibCST's positions count lines
 
 # Cell magics whose body is Python run in the kernel: the body is migrated.
@@ -77,6 +81,8 @@ class Notebook(Source):
         for cell in self.cells:
             code = migrated.get(cell.number, cell.source)
             if cell.program is not None:
+                if cell.number == numbers[-1]:
+                    code = _without_added_pass(code, cell.program)
                 if not cell.source.endswith("\n"):
                     code = code.removesuffix("\n")  # the newline the program put before the next marker
                 for stand_in, original in cell.ipython:
@@ -93,9 +99,9 @@ class Notebook(Source):
         lines = _LINE_BREAK.split(self.text)
         starts, numbers = [], []  # the program line where each cell's code starts
         for index, line in enumerate(lines):
-            match = _MARKER_LINE.match(line + "\n")
+            match = _MARKER_LINE.match(line + "\n\n")
             if match:
-                starts.append(index + 2)
+                starts.append(index + 3)  # below the marker and its blank line
                 numbers.append(int(match.group(1)))
         located = [cell.skipped for cell in self.cells if cell.skipped is not None]
         for d in diagnostics:
@@ -148,6 +154,15 @@ def read_notebook(path: Path, data: bytes, mode: int, mtime_ns: int) -> Notebook
         if cell.program is not None
     )
     return Notebook(path, program, encoding, mode, mtime_ns, document, code_cells)
+
+
+def _without_added_pass(code: str, program: str) -> str:
+    """The last cell's migrated ``code`` without the ``pass`` the engine ends a program with
+    when it removed the program's last statements below a comment (the cell's marker at
+    least): a module needs none, and the cell was not written with it."""
+    if code.endswith("pass\n") and len(_PASS_LINE.findall(code)) > len(_PASS_LINE.findall(program)):
+        return code.removesuffix("pass\n")
+    return code
 
 
 def _cells_of(notebook: object) -> list[dict]:
