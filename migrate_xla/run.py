@@ -193,7 +193,7 @@ def migrate_file(found: Found, options: Options) -> FileResult:
     try:
         result.source = read_source(found.path)
         options = options.for_file(found.path)
-        new_text, diagnostics = migrate_code(result.source.text, options, str(found.path))
+        new_text, diagnostics = _with_deep_stack(migrate_code, result.source.text, options, str(found.path))
         if new_text != result.source.text:
             result.source.units(new_text)  # a notebook whose cells cannot be split again is not written
         # locate adds what reading found (XLA001: a notebook cell left out), reported when enabled
@@ -207,6 +207,45 @@ def migrate_file(found: Found, options: Options) -> FileResult:
         result.new_text = None
         result.error = f"internal error: {type(exc).__name__}: {exc}; the file was left unchanged, please report this"
     return result
+
+
+# A file that nests deeply is migrated again with room for it: LibCST walks its trees
+# recursively, and a valid 500-term sum `a + ... + a` is a tree 500 levels deep (5 frames a
+# level), past Python's default limit of 1,000 frames. CPython's own parser stops at 200 nested
+# parentheses, and such a file is reported as one it cannot parse.
+DEEP_RECURSION = 100_000
+DEEP_STACK = 512 * 1024 * 1024  # bytes: what that many frames may need of the C stack
+
+
+def _with_deep_stack(function, *args):
+    """``function(*args)``; after a RecursionError, once more in a thread with a deep stack."""
+    try:
+        return function(*args)
+    except RecursionError:
+        pass
+    import threading  # only for such a file
+
+    outcome: list = []
+
+    def run() -> None:
+        try:
+            outcome.append((True, function(*args)))
+        except BaseException as exc:  # handed to the caller's thread
+            outcome.append((False, exc))
+
+    limit, size = sys.getrecursionlimit(), threading.stack_size(DEEP_STACK)
+    sys.setrecursionlimit(DEEP_RECURSION)
+    try:
+        thread = threading.Thread(target=run, name="deep-file")
+        thread.start()
+        thread.join()
+    finally:
+        sys.setrecursionlimit(limit)
+        threading.stack_size(size)
+    done, value = outcome[0]
+    if not done:
+        raise value
+    return value
 
 
 def relocate(diagnostics: list[Diagnostic], source: Source, new_text: str) -> list[Diagnostic]:

@@ -1052,3 +1052,25 @@ def test_thousands_of_files_with_a_process_pool(tmp_path):
     assert f"{count // 2} of {count} files migrated".encode() in result.stderr
     assert sum(".pin_memory()" in p.read_text() for p in tmp_path.rglob("*.py")) == 0
     assert elapsed < 60, f"{count} files took {elapsed:.1f} s"
+
+
+def test_input_python_itself_rejects_is_cannot_parse(cli, tmp_path):
+    """LibCST parses 500 nested parentheses; CPython refuses more than 200: not an internal error."""
+    script = tmp_path / "deep.py"
+    script.write_text("import torch\nx = " + "(" * 500 + "torch.ones(1).cuda()" + ")" * 500 + "\n")
+    before = script.read_bytes()
+    result = cli(str(script))
+    assert result.exit_code == 2
+    assert "cannot parse: line 2" in result.output and "too many nested parentheses" in result.output
+    assert "internal error" not in result.output
+    assert script.read_bytes() == before
+
+
+def test_a_valid_deeply_nested_expression_is_migrated(cli, tmp_path):
+    """A 500-term sum is a tree 500 levels deep: past Python's recursion limit for LibCST's walks."""
+    script = tmp_path / "long_sum.py"
+    script.write_text("import torch\na = torch.ones(1)\nb = " + " + ".join(["a"] * 500) + " + a.cuda()\n")
+    result = cli(str(script))
+    assert result.exit_code == 1, result.output
+    assert script.read_text().rstrip().endswith("+ a.to(torch_xla.device())")
+    compile(script.read_text(), str(script), "exec")

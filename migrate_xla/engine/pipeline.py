@@ -105,6 +105,9 @@ def _migrate(
         try:
             compile(new_text, filename, "exec", dont_inherit=True)
         except SyntaxError as exc:
+            rejected = _python_error(text, filename)
+            if rejected is not None:  # LibCST parsed what Python itself rejects (500 nested parentheses)
+                raise MigrationError(f"cannot parse: {rejected}") from None
             raise MigrationError(
                 f"internal error: the migrated code does not compile ({exc.msg}, line {exc.lineno}); "
                 "the file was left unchanged, please report this"
@@ -134,6 +137,11 @@ def _unused_suppressions(ctx: FileContext) -> list[Diagnostic]:
 
 def _syntax_error(text: str, filename: str, exc: cst.ParserSyntaxError) -> str:
     """Python's own account of the error (clearer than the parser's), else LibCST's."""
+    return _python_error(text, filename) or f"line {exc.raw_line}, column {exc.raw_column + 1}: {exc.message}"
+
+
+def _python_error(text: str, filename: str) -> str | None:
+    """Why Python itself rejects ``text``, or None when it compiles."""
     try:
         compile(text, filename, "exec", dont_inherit=True)
     except SyntaxError as error:
@@ -142,4 +150,4 @@ def _syntax_error(text: str, filename: str, exc: cst.ParserSyntaxError) -> str:
         return f"line {error.lineno}, column {error.offset or 1}: {error.msg}"
     except ValueError as error:  # null bytes, before Python 3.11.4
         return str(error)
-    return f"line {exc.raw_line}, column {exc.raw_column + 1}: {exc.message}"
+    return None
