@@ -108,3 +108,16 @@ def test_a_comment_covering_what_a_later_pass_finds_is_used():
     assert "MpDeviceLoader" in evaluate and "torch_xla.sync()" not in evaluate
     assert "XLA002" not in {d.code for d in findings}
     assert "XLA203" in {d.code for d in findings if d.suppressed}
+
+
+def test_other_tools_codes_cost_nothing():
+    """A quarter of torch's files carry `# noqa: F401`-style comments: they are still parsed as a
+    slice (a comment naming a code of this tool's makes the engine parse the file whole)."""
+    from migrate_xla.run import migrate_code, options_for
+
+    body = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(150))
+    for comment, sliced in (("# noqa: F401", True), ("# noqa: XLA103", False)):
+        code = f"import os  {comment}\nimport torch\n\n{body}y = torch.ones(1).cuda()\n"
+        phases = []
+        migrate_code(code, options_for(), lap=phases.append)
+        assert ("slice" in phases) == sliced, (comment, phases)
