@@ -309,3 +309,57 @@ def test_a_folder_that_cannot_be_listed_is_handed_back_not_skipped(tmp_path, mon
     files = [f.path.relative_to(tmp_path).as_posix() for f in find_sources([tmp_path], (), unreadable)]
     assert files == ["a.py", "pkg/c.py"]  # the walk went on
     assert unreadable == [(tmp_path / "locked", "cannot read folder: Permission denied; its files were not migrated")]
+
+
+GPU_SCRIPT = "import torch\nx = torch.ones(2).cuda()\n"
+MIGRATED_SCRIPT = "import torch\nimport torch_xla\nx = torch.ones(2).to(torch_xla.device())\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="only root may give a file away")
+@pytest.mark.parametrize("through_link", [False, True], ids=["file", "symlink"])
+def test_a_rewrite_keeps_the_files_owner_group_and_mode(tmp_path, cli, through_link):
+    path = write(tmp_path / "train.py", GPU_SCRIPT)
+    os.chown(path, 12345, 23456)  # another user's file, as in a shared checkout
+    path.chmod(0o640)
+    named = path
+    if through_link:
+        named = tmp_path / "link.py"
+        named.symlink_to("train.py")
+    assert cli(str(named)).exit_code == 1
+    assert path.read_text() == MIGRATED_SCRIPT
+    st = path.stat()
+    assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (12345, 23456, 0o640)
+    assert named.is_symlink() == through_link  # a link stays a link, its target rewritten
+
+
+def test_a_rewrite_that_may_not_give_the_file_away_still_writes_it(tmp_path, monkeypatch):
+    path = write(tmp_path / "train.py", GPU_SCRIPT)
+
+    def not_root(*args):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(writing.os, "chown", not_root)
+    write_back(read_source(path), MIGRATED_SCRIPT)
+    assert path.read_text() == MIGRATED_SCRIPT
+    assert [p.name for p in tmp_path.iterdir()] == ["train.py"]  # no temporary file left
+
+
+def test_a_rewrite_leaves_other_hard_links_with_the_old_text(tmp_path, cli):
+    path = write(tmp_path / "train.py", GPU_SCRIPT)
+    os.link(path, tmp_path / "other.py")
+    assert cli(str(path)).exit_code == 1
+    assert path.read_text() == MIGRATED_SCRIPT
+    assert (tmp_path / "other.py").read_text() == GPU_SCRIPT  # as docs/configuration.md says
+
+
+@pytest.mark.parametrize("final", [True, False], ids=["final-newline", "no-final-newline"])
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])
+def test_a_rewrite_keeps_the_newline_style_and_the_final_newline(tmp_path, cli, newline, final):
+    def lines(*text: str) -> bytes:
+        return (newline.join(text) + (newline if final else "")).encode()
+
+    path = write(tmp_path / "train.py", lines("import torch", "x = torch.ones(2).cuda()", "y = 1"))
+    assert cli(str(path)).exit_code == 1
+    assert path.read_bytes() == lines(
+        "import torch", "import torch_xla", "x = torch.ones(2).to(torch_xla.device())", "y = 1"
+    )

@@ -36,11 +36,18 @@ class Source:
 
     def encode(self, text: str) -> bytes:
         """The file's bytes for the (migrated) program ``text``."""
-        return text.encode(self.encoding)
+        return self.ending_kept(text).encode(self.encoding)
 
     def units(self, text: str) -> list[Unit]:
         """``text`` (this program or its migration) in the pieces diffs and findings name."""
-        return [Unit(None, text)]
+        return [Unit(None, self.ending_kept(text))]
+
+    def ending_kept(self, text: str) -> str:
+        """``text`` ending with a line break where the file did: LibCST drops a final ``\\r``
+        (a file with old Mac line ends) from the code it prints, and only that one."""
+        if text and self.text.endswith("\r") and not text.endswith(("\r", "\n")):
+            return text + "\r"
+        return text
 
     def locate(self, diagnostics: list) -> list:
         """Findings at positions of the program, moved to their places in the file."""
