@@ -5,7 +5,10 @@ about 0.4 s a file (matcher dispatch on every node, full scope analysis) against
 0.02 s for parsing, so this module does the two simple things the rules need:
 - add ``import m``, ``import m as a`` or ``from m import n [as a]`` after the module's
   leading imports (IPython commands among them, such as a notebook's ``!pip install``,
-  are passed over), unless an import already binds the name;
+  are passed over), unless an import already binds the name; when the first torch
+  import comes after other statements (a script that sets ``XLA_FLAGS`` before it
+  imports torch), after the imports that follow it, since torch_xla reads its settings
+  when it is imported;
 - remove a top-level import whose name the migrated code no longer uses: no ``Name``
   node of the migrated tree outside import statements (attributes ``x.name`` aside,
   f-string expressions included) refers to it. The comment lines directly above a
@@ -105,8 +108,20 @@ def _is_ipython(statement: cst.CSTNode) -> bool:
 
 def _add(module: cst.Module, specs: list[Import]) -> cst.Module:
     body = list(module.body)
-    position = 0
-    for index, statement in enumerate(body):
+    position = _after_imports(body, 0)
+    first_torch = next((i for i, s in enumerate(body) if _imports_torch(s)), None)
+    if first_torch is not None and first_torch >= position:
+        position = _after_imports(body, first_torch)
+    new = [_statement(spec) for spec in specs]
+    if position == 1 and _is_docstring(body[0]):  # the first import of a module under its docstring
+        new[0] = new[0].with_changes(leading_lines=[cst.EmptyLine()])
+    return module.with_changes(body=[*body[:position], *new, *body[position:]])
+
+
+def _after_imports(body: list[cst.CSTNode], start: int) -> int:
+    """The index after the run of imports that starts at ``start`` (at 0: after a docstring)."""
+    position = start
+    for index, statement in enumerate(body[start:], start):
         if _imports_of(statement) or (index == 0 and _is_docstring(statement)):
             position = index + 1
         elif isinstance(statement, cst.SimpleStatementLine) and all(
@@ -117,10 +132,19 @@ def _add(module: cst.Module, specs: list[Import]) -> cst.Module:
             continue  # a notebook's `!pip install` before its imports
         else:
             break
-    new = [_statement(spec) for spec in specs]
-    if position == 1 and _is_docstring(body[0]):  # the first import of a module under its docstring
-        new[0] = new[0].with_changes(leading_lines=[cst.EmptyLine()])
-    return module.with_changes(body=[*body[:position], *new, *body[position:]])
+    return position
+
+
+def _imports_torch(statement: cst.CSTNode) -> bool:
+    """``import torch``, ``from torch_xla import ...``, ``import torchvision``: when other
+    statements come before the first of these, the added imports go after it (and the
+    imports that follow it). A script that runs code before it imports torch sets up what
+    torch and torch_xla read as they are imported (``os.environ["XLA_FLAGS"] = ...``,
+    ``os.environ.setdefault("PJRT_DEVICE", ...)``, ``os.putenv``, ``sys.path``): torch_xla
+    imported above that code would never see it. Told apart by where the statements are,
+    not by what they do, so that a slice (whose skipped statements are placeholders) puts
+    the imports where the whole file does."""
+    return any(spec.module.split(".")[0].startswith("torch") for spec in _imports_of(statement))
 
 
 def _name_uses(module: cst.Module) -> Counter:

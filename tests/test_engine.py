@@ -470,3 +470,31 @@ def test_a_branch_moved_into_the_multiprocess_worker_is_collapsed_there():
     assert "def _mp_fn(index):" in migrated and "    device = torch_xla.device()\n    model" in migrated
     assert "if args.gpu" not in migrated
     assert migrate(migrated, target="multiprocess") == migrated
+
+
+# -- imports added after the environment a script sets before torch (migrate_xla/imports.py) --
+@pytest.mark.parametrize(
+    "set_up",
+    [
+        'import os\nos.environ["XLA_FLAGS"] = "--xla_dump_to=/tmp/x"\n',
+        'import os\nos.environ.setdefault("PJRT_DEVICE", "TPU")\n',
+        'import os\nos.environ.update(XLA_FLAGS="--xla_dump_to=/tmp/x")\n',
+        'import os\nos.putenv("XLA_FLAGS", "--xla_dump_to=/tmp/x")\n',
+        'import os as _os\nimport sys\nsys.path.insert(0, ".")\n_os.environ["XLA_FLAGS"] = "-x"\n',
+        'from os import environ\nif "XLA_FLAGS" not in environ:\n    environ["XLA_FLAGS"] = "-x"\n',
+        'import os\ndel os.environ["XLA_FLAGS"]\n',
+    ],
+)
+def test_added_imports_go_after_the_environment_set_before_the_first_torch_import(set_up):
+    """torch_xla reads XLA_FLAGS and the runtime's variables when it is imported: imported
+    above the lines that set them, it never sees them."""
+    migrated = migrate(set_up + "import torch\nimport numpy as np\n\nx = torch.ones(1).cuda()\n")
+    assert migrated.startswith(set_up + "import torch\nimport numpy as np\nimport torch_xla\n"), migrated
+    assert migrate(migrated) == migrated
+
+
+def test_imports_stay_with_the_leading_imports_when_torch_is_one_of_them():
+    code = 'import os\nimport torch\n\nos.environ["X"] = "1"\nx = torch.ones(1).cuda()\n'
+    assert migrate(code).startswith("import os\nimport torch\nimport torch_xla\n\nos.environ")
+    code = '"""Doc."""\nimport os\nimport torch\nx = torch.ones(1).cuda()\n'
+    assert migrate(code).startswith('"""Doc."""\nimport os\nimport torch\nimport torch_xla\nx = ')
