@@ -435,6 +435,24 @@ def test_a_crash_of_the_migrated_run_names_its_compilations(tmp_path, tiny_trace
     assert crash.file == str(crashing) and crash.line is not None and "compilations" in crash.message
 
 
+@pytest.mark.slow
+def test_a_migrated_run_that_crashes_before_its_first_step_is_a_crash_only(tmp_path, tiny_trace):
+    # a .cuda() the migration left: the run dies before it builds its model on XLA
+    crashing = migrated_tiny(tmp_path, (".to(torch_xla.device())\noptimizer", ".cuda()\noptimizer"))
+    result = verify(TINY, [], Settings(steps=6), migrated=crashing, reference_trace=tiny_trace)
+    assert result.verdict == "error", result.message
+    assert [f.kind for f in result.diagnosis] == ["crash"], [f.to_dict() for f in result.diagnosis]
+    crash = result.diagnosis[0]
+    line = (
+        crashing.read_text()
+        .splitlines()
+        .index(next(x for x in crashing.read_text().splitlines() if x.endswith(".cuda()")))
+    )
+    assert (crash.file, crash.line) == (str(crashing), line + 1), crash.to_dict()
+    assert "before its first step" in crash.message and "NVIDIA driver" in crash.message
+    assert crash.rule == "XLA899"
+
+
 def test_torchrun_variables_only_where_the_script_needs_them(tmp_path):
     from migrate_xla.verify.harness import _shared_environment
 

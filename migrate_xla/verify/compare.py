@@ -75,6 +75,8 @@ class Run:
     compilations_by_step: list[int] = field(default_factory=list)
     executions_by_step: list[int] = field(default_factory=list)
     compile_causes: list[dict] = field(default_factory=list)
+    # where a crashed run left the user's code: file, line, function, exception (harness.crash_site)
+    crash_site: dict | None = None
     cpu_fallback_ops: dict[str, int] = field(default_factory=dict)
 
 

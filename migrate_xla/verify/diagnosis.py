@@ -10,6 +10,7 @@ steps are never cut into graphs.
 from __future__ import annotations
 
 import difflib
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,11 @@ from pathlib import Path
 PARAMETER_IDENTITY_RULE = "XLA109"
 SYNC_RULE = "XLA201"
 RECOMPILATION_GUIDE = "guide: Understanding Recompilations"
+CUDA_LEFT_RULE = "XLA899"
+# how torch fails on CUDA code where there is no GPU
+CUDA_LEFT = re.compile(
+    r"NVIDIA driver|not compiled with CUDA|CUDA_VISIBLE_DEVICES|cuda.*(not available|unavailable)", re.I
+)
 
 
 @dataclass
@@ -36,12 +42,14 @@ class Finding:
 def diagnose(result) -> list[Finding]:
     ref, mig = result.reference, result.migrated
     findings: list[Finding] = []
-    findings += _parameters(ref.parameters, mig.parameters)
+    # a crash first: what else a run that died says follows from it
+    findings += _crash(ref) + _crash(mig)
+    if _built_its_model(ref) and _built_its_model(mig):
+        findings += _parameters(ref.parameters, mig.parameters)
     findings += _precision(ref.precision, mig.precision)
     findings += _first_tensor(result)
     findings += _steps_not_cut(mig)
     findings += _recompilations(mig)
-    findings += _crash(mig)
     for op, count in sorted(mig.cpu_fallback_ops.items()):
         findings.append(
             Finding(
@@ -201,19 +209,42 @@ def _recompilations(run) -> list[Finding]:
     ]
 
 
+def _built_its_model(run) -> bool:
+    """Whether the run got as far as training (a backward pass): a run that crashed before it
+    has no model to compare."""
+    return not run.error or bool(run.losses)
+
+
 def _crash(run) -> list[Finding]:
-    if not run.error or not run.compile_causes:
+    """A run that failed with a traceback: the exception and the user's line it left; for the
+    migrated run, also what XLA compiled until then."""
+    if not run.error:
         return []
-    file, line, count = _user_line(run.compile_causes)
-    where = f"; the line compiling most: {file}:{line} ({count} compilations)" if file else ""
+    site = run.crash_site or {}
+    parts = []
+    if site.get("file"):
+        parts.append(f"at {site['file']}:{site['line']}")
+    if site.get("exception"):
+        parts.append(f"({site['exception']})")
+    steps = len(run.losses)
+    parts.append(f"after {steps} step{'s' if steps != 1 else ''}" if steps else "before its first step")
+    compiled = ""
+    file, line = site.get("file"), site.get("line")
+    if run.compile_causes:
+        where_file, where_line, count = _user_line(run.compile_causes)
+        compiled = f", after {len(run.compile_causes)} XLA compilations"
+        if where_file:
+            compiled += f" (the line compiling most: {where_file}:{where_line}, {count} compilations)"
+        if not file:
+            file, line = where_file, where_line
+    if not site and not run.compile_causes:
+        return []
+    rule = RECOMPILATION_GUIDE if run.compile_causes and not site.get("file") else None
+    if run.role == "migrated" and CUDA_LEFT.search(site.get("exception", "")):
+        compiled += ": CUDA code left in the migration (see `xla-migrate --check`)"
+        rule = CUDA_LEFT_RULE
     return [
-        Finding(
-            "crash",
-            f"the migrated run failed after {len(run.compile_causes)} XLA compilations{where}",
-            file=file,
-            line=line,
-            rule=RECOMPILATION_GUIDE,
-        )
+        Finding("crash", f"the {run.role} run crashed {' '.join(parts)}{compiled}", file=file, line=line, rule=rule)
     ]
 
 

@@ -131,13 +131,15 @@ def verify(
             jobs, list(args), env, settings, work / "float64" if float64 else work / "native", float64, python
         )
         note = ""
-        failed = next((r for r in runs.values() if r.error and FLOAT64_TROUBLE.search(r.stderr_tail)), None)
+        failed = next((r for r in runs.values() if r.error and FLOAT64_TROUBLE.search(_failure_text(r))), None)
         if float64 and trace is None and settings.precision == "auto" and failed is not None:
             note = f"the {failed.role} run failed in float64 ({failed.error}); both ran again as written"
             float64 = False
             runs = _run_all(jobs, list(args), env, settings, work / "native", False, python)
         # what compiled, told in the user's own files and lines, not the temporary copies'
         runs["migrated"].compile_causes = in_user_files(runs["migrated"].compile_causes, originals)
+        if runs["migrated"].crash_site is not None:
+            runs["migrated"].crash_site = in_user_files([runs["migrated"].crash_site], originals)[0]
         reference = runs["reference"] if trace is None else trace["run"]
         result = compare(reference, runs["migrated"], settings.rtol, settings.atol, float64=float64, seed=settings.seed)
         result.python = python
@@ -384,6 +386,8 @@ def _run_child(
             _stop_group(process)
     run.wall_s = time.monotonic() - started
     run.stderr_tail = _tail(work / f"{role}.stderr")
+    if run.returncode not in (0, None) and run.finished != "step-limit":
+        run.crash_site = crash_site(_tail(work / f"{role}.stderr", 400))
     _merge_records(run, records)
     if debug_file.is_file():
         run.compile_causes = compile_causes(debug_file.read_text(errors="replace"), script)
@@ -477,6 +481,36 @@ def compile_causes(text: str, script: Path) -> list[dict]:
                 break
         causes.append({"cause": cause, **(where or {})})
     return causes
+
+
+TRACEBACK = "Traceback (most recent call last):"
+TRACEBACK_FRAME = re.compile(r'^  File "(.+)", line (\d+), in (.+)$', re.M)
+
+
+def crash_site(text: str) -> dict | None:
+    """Where the last traceback in ``text`` (a child's stderr) left the user's code: the
+    innermost frame outside torch, the libraries and the instrumentation, and the exception."""
+    start = text.rfind(TRACEBACK)
+    if start < 0:
+        return None
+    body = text[start + len(TRACEBACK) :]
+    frames = list(TRACEBACK_FRAME.finditer(body))
+    if not frames:
+        return None
+    after = body[frames[-1].end() :].splitlines()
+    exception = next((line for line in after if line and not line[0].isspace()), "")
+    site = {"exception": exception[:300], "exception_text": "\n".join(after)[-2000:]}
+    for frame in reversed(frames):
+        file, line, function = frame.groups()
+        if not _is_library(file):
+            site.update(function=function, file=file, line=int(line))
+            break
+    return site
+
+
+def _failure_text(run: Run) -> str:
+    """What a failed run said of its failure: its exception where it left a traceback."""
+    return run.crash_site["exception_text"] if run.crash_site else run.stderr_tail
 
 
 def _is_library(file: str) -> bool:
