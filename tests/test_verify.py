@@ -115,6 +115,23 @@ def test_a_missing_sync_is_a_mismatch_that_names_the_cause(tmp_path, tiny_trace)
     assert finding.blocking and finding.rule == "XLA201" and "torch_xla.sync()" in finding.message
 
 
+CHAR_LM = SCRIPTS / "char_lm.py"
+
+
+@pytest.mark.slow
+def test_a_migration_without_any_sync_is_steps_not_cut_with_the_execution_count(tmp_path):
+    """A model updated by hand that reads its loss every 10 steps: without a sync, 10 steps run
+    in 2 graph executions (the first loss read and the end of the run); the losses agree."""
+    syncless = migrated_copy(CHAR_LM, tmp_path, ("    torch_xla.sync()\n", ""))
+    result = run_verify(str(CHAR_LM), "--steps", "10", "--migrated", str(syncless))
+    assert result.exit_code == 1, result.output
+    assert "steps-not-cut: " in result.output and "10 steps ran in 2 graph executions" in result.output
+    assert "[XLA201]" in result.output
+    correct = run_verify(str(CHAR_LM), "--steps", "10", "--migrated", str(migrated_copy(CHAR_LM, tmp_path)))
+    assert correct.exit_code == 0, correct.output
+    assert "steps-not-cut" not in correct.output
+
+
 @pytest.mark.slow
 def test_assert_loss_parity_fails_with_the_table(tmp_path, tiny_trace):
     broken = migrated_tiny(tmp_path, ("lr=0.05", "lr=0.06"))

@@ -147,8 +147,9 @@ def _first_tensor(result) -> list[Finding]:
 
 
 def _steps_not_cut(run) -> list[Finding]:
-    """A training loop without a torch_xla.sync() a step: no graph runs between steps (the
-    lazy graph grows until something reads a value), or a bigger graph compiles every step."""
+    """A training loop without a torch_xla.sync() a step: fewer graph executions than steps
+    (the lazy graph grows until something reads a value: a loss printed every 10 steps),
+    no graph run between steps, or a bigger graph compiled every step."""
     executions, compilations = run.executions_by_step, run.compilations_by_step
     if run.compilations == 0 and not run.error:
         return [
@@ -158,22 +159,33 @@ def _steps_not_cut(run) -> list[Finding]:
                 "choice the script's arguments left on its CPU branch?)",
             )
         ]
-    if len(executions) < 3:
+    if run.error:
         return []
     # A GAN steps two optimizers an iteration and syncs once: an iteration, not every step,
-    # must run a graph. Half of that leaves room for a host read instead of a sync.
+    # must run a graph.
     optimizers = max(1, (run.parameters or {}).get("optimizers", 1) or 1)
-    ran = executions[-1] - executions[1]
-    second_half = compilations[len(compilations) // 2 :]
-    # three points at least: the first steps of a short run compile their graphs one by one
-    growing = len(second_half) >= 3 and all(b > a for a, b in zip(second_half, second_half[1:]))
-    if ran * 2 * optimizers >= len(executions) - 2 and not growing:
+    # optimizer steps, or backward passes where the script updates by hand
+    steps = run.steps_done or len(run.losses)
+    what = None
+    if run.executions is not None and steps >= 2 and run.executions * optimizers < steps:
+        what = "fewer graph executions than steps"
+    elif len(executions) >= 3:
+        # Half of an execution a step leaves room for a host read instead of a sync.
+        ran = executions[-1] - executions[1]
+        second_half = compilations[len(compilations) // 2 :]
+        # three points at least: the first steps of a short run compile their graphs one by one
+        growing = len(second_half) >= 3 and all(b > a for a, b in zip(second_half, second_half[1:]))
+        if growing:
+            what = "a new, bigger graph compiled at every step"
+        elif ran * 2 * optimizers < len(executions) - 2:
+            what = "no graph ran between steps"
+    if what is None:
         return []
-    what = "no graph ran between steps" if not growing else "a new, bigger graph compiled at every step"
+    counted = f"{steps} steps ran in {run.executions} graph executions; " if run.executions is not None else ""
     return [
         Finding(
             "steps-not-cut",
-            f"the migrated training steps are not cut into graphs ({what}): each step "
+            f"the migrated training steps are not cut into graphs ({counted}{what}): each step "
             "must end in torch_xla.sync() (or iterate an MpDeviceLoader)",
             blocking=True,
             rule=SYNC_RULE,
