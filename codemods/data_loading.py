@@ -172,7 +172,7 @@ class MpDeviceLoaderAtLoop(Rule):
     FIX = SAFE
     TRIGGERS = (r"\.to\(", r"\.cuda\(")
     REQUIRES = (
-        r"""cuda|xla\.device|xla_device|'xla'|"xla"|'xla"|"xla'""",  # literals: found with `in`, not a regex
+        r"""cuda|xla\.device|xla_device|'xla'|"xla"|'xla"|"xla'|accelerator""",  # literals: found with `in`
     )  # a script with none moves to the CPU (or to a device it is given); not `torch_xla.sync()` alone, which XLA201 adds
     CONTEXT = (BATCH_MOVE_CONTEXT, CPU_CHOICE)
     BEFORE = (

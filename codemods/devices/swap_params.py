@@ -68,7 +68,7 @@ class SwapModuleParams(Rule):
     FIX = SAFE
     SEVERITY = "error"  # what stays is what the switch breaks
     TRIGGERS = (r"\.cuda\(", r"\.to\(")
-    REQUIRES = (r"cuda|xla",)
+    REQUIRES = (r"cuda|xla|accelerator",)  # torch.accelerator too: its device becomes torch_xla.device()
     CONTEXT = (words("set_swap_module_params_on_conversion", "load_state_dict", "DistributedDataParallel"),)
     BEFORE = "import torch\n\nmodel = GPT(config)\noptimizer = torch.optim.AdamW(model.parameters())\nmodel.cuda()\n"
     AFTER = (
