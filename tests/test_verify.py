@@ -470,6 +470,19 @@ def test_a_migrated_run_that_crashes_before_its_first_step_is_a_crash_only(tmp_p
     assert crash.rule == "XLA899"
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("precision", ["float64", "native"])
+@pytest.mark.parametrize(
+    "script", ["legacy_tensors.py", "prefetch_train.py"], ids=["legacy-typed-tensors", "loader-with-cuda-streams"]
+)
+def test_the_emulated_reference_runs_legacy_typed_tensors_and_cuda_streams(tmp_path, script, precision):
+    """torch.cuda.FloatTensor(batch, 1), Tensor(ndarray), x.type(torch.cuda.FloatTensor); a loader in an
+    imported module (prefetch_lib.py, timm's PrefetchLoader) that copies on a torch.cuda.Stream."""
+    run = record_reference(SCRIPTS / script, [], Settings(steps=8, precision=precision), tmp_path / "trace.json")
+    assert run.error is None, run.stderr_tail
+    assert len(run.losses) == 8 and run.device == "cpu (cuda emulated)"
+
+
 def test_torchrun_variables_only_where_the_script_needs_them(tmp_path):
     from migrate_xla.verify.harness import _shared_environment
 

@@ -594,9 +594,17 @@ def _cpu_if_cuda(value):
     return value
 
 
+_LEGACY_NAMES: dict[str, str] = {}  # "torch.cuda.FloatTensor": "torch.FloatTensor", filled by the shim
+
+
 def _decuda(func, args, kwargs):
     """Arguments with CUDA devices replaced by the CPU, or None when there were none."""
     changed = False
+    if (
+        func is torch.Tensor.type and len(args) > 1 and isinstance(args[1], str) and args[1] in _LEGACY_NAMES
+    ):  # x.type("torch.cuda.FloatTensor")
+        args = (args[0], _LEGACY_NAMES[args[1]], *args[2:])
+        changed = True
     if "device" in kwargs and _cpu_if_cuda(kwargs["device"]) is not kwargs["device"]:
         kwargs = {**kwargs, "device": _cpu_if_cuda(kwargs["device"])}
         changed = True
@@ -651,8 +659,124 @@ def _for_user_code(real, emulated):
     return query
 
 
-def _install_cuda_shim() -> None:
+LEGACY_TYPES = (
+    "FloatTensor",
+    "DoubleTensor",
+    "HalfTensor",
+    "BFloat16Tensor",
+    "ByteTensor",
+    "CharTensor",
+    "ShortTensor",
+    "IntTensor",
+    "LongTensor",
+    "BoolTensor",
+)
+
+
+def _cpu_types(float64: bool) -> dict[str, type]:
+    """torch.cuda's legacy typed tensors, each as its CPU type (in float64 mode, the float
+    ones as torch.DoubleTensor: a request for a lower float dtype like any other)."""
+    types_ = {name: getattr(torch, name) for name in LEGACY_TYPES}
+    if float64:
+        types_.update(FloatTensor=torch.DoubleTensor, HalfTensor=torch.DoubleTensor, BFloat16Tensor=torch.DoubleTensor)
+    return types_
+
+
+class _Event:
+    """torch.cuda.Event on the CPU: recorded at once, timed by the wall clock."""
+
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False, **kwargs):
+        self._at = None
+
+    def record(self, stream=None):
+        import time
+
+        self._at = time.perf_counter()
+
+    def wait(self, stream=None):
+        pass
+
+    def query(self):
+        return True
+
+    def synchronize(self):
+        pass
+
+    def elapsed_time(self, end_event):
+        if self._at is None or end_event._at is None:
+            return 0.0
+        return (end_event._at - self._at) * 1000.0
+
+
+class _Stream:
+    """torch.cuda.Stream on the CPU: everything runs in order on the one CPU stream."""
+
+    cuda_stream = 0
+
+    def __init__(self, device=None, priority=0, **kwargs):
+        self.device = torch.device("cpu")
+        self.priority = priority
+
+    def wait_stream(self, stream):
+        pass
+
+    def wait_event(self, event):
+        pass
+
+    def record_event(self, event=None):
+        event = event or _Event()
+        event.record(self)
+        return event
+
+    def synchronize(self):
+        pass
+
+    def query(self):
+        return True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class _StreamContext:
+    def __init__(self, stream=None):
+        self.stream = stream
+
+    def __enter__(self):
+        return self.stream
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _install_cuda_shim(float64: bool = False) -> None:
     cuda = torch.cuda
+    # legacy typed tensors: torch.cuda.FloatTensor(batch, 1), x.type(torch.cuda.LongTensor), ...
+    cpu_types = _cpu_types(float64)
+    for name, cpu_type in cpu_types.items():
+        setattr(cuda, name, cpu_type)
+    set_default_tensor_type = torch.set_default_tensor_type
+
+    def default_tensor_type_on_cpu(t):
+        if isinstance(t, str) and t.startswith("torch.cuda."):
+            t = cpu_types.get(t.removeprefix("torch.cuda."), t)
+        return set_default_tensor_type(t)
+
+    torch.set_default_tensor_type = default_tensor_type_on_cpu
+    _LEGACY_NAMES.update({f"torch.cuda.{name}": f"torch.{t.__name__}" for name, t in cpu_types.items()})
+    # streams and events (a data loader that prefetches on a side stream, timm's style)
+    default_stream = _Stream()
+    cuda.Stream = _Stream
+    cuda.Event = _Event
+    cuda.StreamContext = _StreamContext
+    cuda.stream = _StreamContext
+    cuda.current_stream = lambda device=None: default_stream
+    cuda.default_stream = lambda device=None: default_stream
+    cuda.set_stream = _returning(None)
+    torch.Tensor.record_stream = lambda self, stream: None
     torch.Tensor.cuda = lambda self, *args, **kwargs: self
     torch.nn.Module.cuda = lambda self, *args, **kwargs: self
     torch.Tensor.pin_memory = lambda self, *args, **kwargs: self
@@ -860,7 +984,7 @@ def install() -> None:
     emulate = config["role"] == "reference" and not torch.cuda.is_available()
     recorder.device = _device_label(recorder, emulate)
     if emulate:
-        _install_cuda_shim()
+        _install_cuda_shim(float64=bool(config.get("float64")))
     if config.get("seed") is not None:
         _seed_everything(recorder, config["seed"])
     _install_hooks(recorder)
