@@ -403,6 +403,18 @@ def test_chaotic_float32_training_matches_in_float64_and_a_10_percent_learning_r
     assert first.message.startswith("first difference at step 1: the parameter "), first.message
 
 
+@pytest.mark.slow
+def test_diagnose_names_the_backward_of_elu_as_the_first_differing_operation(tmp_path):
+    """torch_xla 2.9.0 differentiates ELU wrongly for negative inputs on CPU PJRT (x + alpha for
+    alpha * exp(x)): the migration is right, the forward agrees, ELU's backward does not."""
+    result = run_verify(str(SCRIPTS / "elu_net.py"), "--steps", "3", "--diagnose", "--json", str(tmp_path / "r.json"))
+    assert result.exit_code == 1, result.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    first = next(f for f in report["diagnosis"] if f["kind"] == "first-op")
+    assert first["message"].startswith("first differing operation: the backward of elu "), first["message"]
+    assert "at step 1" in first["message"] and "the gradient reaching it agrees" in first["message"]
+
+
 TIED = SCRIPTS / "tied_lm.py"
 SWAP = "torch.__future__.set_swap_module_params_on_conversion(True)\n"
 

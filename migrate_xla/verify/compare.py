@@ -69,6 +69,8 @@ class Run:
     parameters: dict | None = None  # count, tied groups, optimizer coverage (child.py)
     seeded_by_script: list[str] | None = None  # what the script seeded itself: torch, random, numpy
     tensors_by_step: list[dict] = field(default_factory=list)  # with --diagnose: norms by name
+    # with --diagnose: each op on the autograd path, step by step (child.OpRecorder)
+    ops_by_step: list[list[dict]] = field(default_factory=list)
     compilations: int | None = None
     recompilations: int | None = None
     executions: int | None = None

@@ -48,6 +48,7 @@ def diagnose(result) -> list[Finding]:
         findings += _parameters(ref.parameters, mig.parameters)
     findings += _precision(ref.precision, mig.precision)
     findings += _first_tensor(result)
+    findings += _first_op(result)
     findings += _steps_not_cut(mig)
     findings += _recompilations(mig)
     for op, count in sorted(mig.cpu_fallback_ops.items()):
@@ -146,6 +147,89 @@ def _first_tensor(result) -> list[Finding]:
     return []
 
 
+def _first_parameter_step(result) -> int | None:
+    """The first step (1-based) after whose update a parameter differs."""
+    ref, mig = result.reference.tensors_by_step, result.migrated.tensors_by_step
+    for step, (a, b) in enumerate(zip(ref, mig), start=1):
+        for name, x in a.items():
+            y = b.get(name)
+            if name.endswith(".grad") or not (isinstance(x, float) and isinstance(y, float)):
+                continue
+            if abs(x - y) > result.atol + result.rtol * abs(x):
+                return step
+    return None
+
+
+def _first_op(result) -> list[Finding]:
+    """With --diagnose: the first operation whose output differs while what went in agrees, in
+    the order they ran: a step's forward pass, then its backward pass (from the loss back).
+    Steps after the first parameter difference are left out: their ops only see other weights."""
+    last = _first_parameter_step(result)
+    ref_steps, mig_steps = result.reference.ops_by_step, result.migrated.ops_by_step
+
+    def differs(x, y) -> bool:
+        return isinstance(x, float) and isinstance(y, float) and abs(x - y) > result.atol + result.rtol * abs(x)
+
+    def where(op) -> str:
+        return f" at {op['file']}:{op['line']}" if op.get("file") else ""
+
+    for step, (ref_ops, mig_ops) in enumerate(zip(ref_steps, mig_steps), start=1):
+        if last is not None and step > last:
+            break
+        matcher = difflib.SequenceMatcher(
+            None, [op["name"] for op in ref_ops], [op["name"] for op in mig_ops], autojunk=False
+        )
+        pairs = [
+            (ref_ops[i1 + k], mig_ops[j1 + k])
+            for tag, i1, i2, j1, _ in matcher.get_opcodes()
+            if tag == "equal"
+            for k in range(i2 - i1)
+        ]
+        for a, b in pairs:
+            if differs(a["out"], b["out"]):
+                return [
+                    Finding(
+                        "first-op",
+                        f"first differing operation: the forward of {a['name']}{where(b)} at step {step} "
+                        f"(output norm {a['out']:.6g} in the reference, {b['out']:.6g} migrated; "
+                        "the operations before it agree)",
+                        file=b.get("file"),
+                        line=b.get("line"),
+                    )
+                ]
+        backward = sorted((p for p in pairs if p[0].get("order") is not None), key=lambda p: p[0]["order"])
+        for a, b in backward:
+            if differs(a.get("grad_out"), b.get("grad_out")):
+                return [
+                    Finding(
+                        "first-op",
+                        f"first differing gradient: the one reaching {a['name']}{where(b)} in the backward pass "
+                        f"of step {step} (norm {a['grad_out']:.6g} in the reference, {b['grad_out']:.6g} migrated), "
+                        "from an operation that was not recorded",
+                        file=b.get("file"),
+                        line=b.get("line"),
+                    )
+                ]
+            bad = [
+                (i, x, y) for i, (x, y) in enumerate(zip(a.get("grad_in", []), b.get("grad_in", []))) if differs(x, y)
+            ]
+            if bad:
+                i, x, y = bad[0]
+                return [
+                    Finding(
+                        "first-op",
+                        f"first differing operation: the backward of {a['name']}{where(b)} at step {step}: the "
+                        f"gradient reaching it agrees (norm {a['grad_out']:.6g}), the gradient it returns for its "
+                        f"input {i + 1} does not (norm {x:.6g} in the reference, {y:.6g} migrated): with the "
+                        "forward pass agreeing, a defect of the migrated runtime's backward of this operation "
+                        "(or of its use)",
+                        file=b.get("file"),
+                        line=b.get("line"),
+                    )
+                ]
+    return []
+
+
 def _steps_not_cut(run) -> list[Finding]:
     """A training loop without a torch_xla.sync() a step: fewer graph executions than steps
     (the lazy graph grows until something reads a value: a loss printed every 10 steps),
@@ -167,7 +251,8 @@ def _steps_not_cut(run) -> list[Finding]:
     # optimizer steps, or backward passes where the script updates by hand
     steps = run.steps_done or len(run.losses)
     what = None
-    if run.executions is not None and steps >= 2 and run.executions * optimizers < steps:
+    # (one short of the steps is left to an execution still counted when the run stopped)
+    if run.executions is not None and steps >= 3 and run.executions * optimizers + 1 < steps:
         what = "fewer graph executions than steps"
     elif len(executions) >= 3:
         # Half of an execution a step leaves room for a host read instead of a sync.

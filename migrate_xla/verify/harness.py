@@ -138,6 +138,7 @@ def verify(
             runs = _run_all(jobs, list(args), env, settings, work / "native", False, python)
         # what compiled, told in the user's own files and lines, not the temporary copies'
         runs["migrated"].compile_causes = in_user_files(runs["migrated"].compile_causes, originals)
+        runs["migrated"].ops_by_step = [in_user_files(ops, originals) for ops in runs["migrated"].ops_by_step]
         if runs["migrated"].crash_site is not None:
             runs["migrated"].crash_site = in_user_files([runs["migrated"].crash_site], originals)[0]
         reference = runs["reference"] if trace is None else trace["run"]
@@ -180,6 +181,7 @@ def record_reference(script: Path, args: list[str], settings: Settings, trace: P
                     "parameters": run.parameters,
                     "seeded_by_script": run.seeded_by_script,
                     "tensors_by_step": run.tensors_by_step,
+                    "ops_by_step": run.ops_by_step,
                 },
                 indent=2,
             )
@@ -203,6 +205,7 @@ def load_trace(path: Path) -> dict:
         parameters=data.get("parameters"),
         seeded_by_script=data.get("seeded_by_script"),
         tensors_by_step=data.get("tensors_by_step", []),
+        ops_by_step=data.get("ops_by_step", []),
     )
     return {"run": run, "float64": bool(data.get("float64", False))}
 
@@ -451,6 +454,7 @@ def _merge_records(run: Run, folder: Path) -> None:
     run.parameters = chosen.get("parameters")
     run.seeded_by_script = chosen.get("seeded_by_script")
     run.tensors_by_step = chosen.get("tensors_by_step", [])
+    run.ops_by_step = chosen.get("ops_by_step", [])
     run.steps_done = chosen.get("steps", 0)
     for key in ("compilations", "recompilations", "executions", "compilations_by_step", "executions_by_step"):
         if key in chosen:
