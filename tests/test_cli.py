@@ -947,6 +947,7 @@ def test_ctrl_c_exits_130_and_the_write_in_progress_is_not_half_done(tmp_path, c
 
 INTERRUPT_AFTER_FIRST = """
 import os, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)  # a shell's background job starts with SIGINT ignored
 import migrate_xla.cli as cli
 real = cli.migrate_files
 def migrate_files(files, options, jobs=None):
