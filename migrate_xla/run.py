@@ -257,32 +257,137 @@ def relocate(diagnostics: list[Diagnostic], source: Source, new_text: str) -> li
     """
     if source.text == new_text or all(d.fixed for d in diagnostics):
         return diagnostics
+    left: dict[int | None, list[Diagnostic]] = {}  # by cell: each unit reads its own, not all
+    for d in diagnostics:
+        if not d.fixed:
+            left.setdefault(d.cell, []).append(d)
     moved = {}
     for old, new in zip(source.units(source.text), source.units(new_text)):
-        if old.text != new.text:
+        if old.text != new.text and old.cell in left:
             new_line = _line_mover(old.text, new.text)
-            for d in diagnostics:
-                if d.cell == old.cell and not d.fixed:
-                    moved[id(d)] = d._replace(line=new_line(d.line))
+            for d in left[old.cell]:
+                moved[id(d)] = d._replace(line=new_line(d.line))
     return [moved.get(id(d), d) for d in diagnostics]
 
 
 def _line_mover(old_text: str, new_text: str) -> Callable[[int], int]:
-    import difflib  # only after a write: --check of one file does not load it
+    """Where each line of ``old_text`` went in ``new_text``: a line difflib's
+    ``SequenceMatcher`` (``autojunk=False``) finds equal goes to its match, a replaced or
+    deleted line to where its replacement starts, a line outside the text stays.
 
-    matcher = difflib.SequenceMatcher(None, old_text.splitlines(), new_text.splitlines(), autojunk=False)
-    blocks = matcher.get_opcodes()
+    The equal blocks come from ``_equal_blocks``: difflib's own search over two whole texts
+    grows with the square of the lines that repeat (blank lines, ``return x``) and with the
+    changes, and a write of a 25,000-line file spent 90 s in it (benchmarks/bench_dense.py).
+    Each line is then found by bisection, not by a walk over the blocks.
+    """
+    from bisect import bisect_right
+
+    old, new = old_text.splitlines(), new_text.splitlines()
+    blocks = _equal_blocks(old, new)
+    starts = [i for i, _, _ in blocks]
+    count = len(old)
 
     def new_line(line: int) -> int:
-        for tag, old_start, old_end, new_start, _new_end in blocks:
-            if old_start < line <= old_end or (old_start == old_end and line == old_start + 1 and tag == "insert"):
-                if tag == "equal":
-                    return new_start + (line - old_start)
-                if tag != "insert":
-                    return new_start + 1
-        return line
+        index = line - 1
+        if not 0 <= index < count:
+            return line
+        k = bisect_right(starts, index) - 1
+        if k < 0:
+            return 1  # replaced or deleted before the first equal block
+        i, j, size = blocks[k]
+        return j + index - i + 1 if index < i + size else j + size + 1
 
     return new_line
+
+
+def _equal_blocks(old: list[str], new: list[str]) -> list[tuple[int, int, int]]:
+    """The equal blocks ``(i, j, size)`` of two lists of lines, in order, as difflib's
+    ``SequenceMatcher`` would match them: every line of each file that a write changes in
+    torch and torch_xla (both fix modes) goes where difflib sent it (benchmarks/README.md).
+
+    Anchors first, as in patience diff: the lines found once in each list, the longest
+    run of them in the same order (the earliest, as difflib prefers); each anchor grows
+    into the equal run around it. Where two runs want the same lines, the longer keeps
+    them (difflib takes the longest block first; ties to the earliest). Only between the
+    runs does difflib search, each gap on its own: gaps are small where anchors are dense,
+    and a text without any is searched whole, as before. O(n log n) besides the gaps.
+    """
+    import difflib  # only after a write: --check of one file does not load it
+    import heapq
+    from collections import Counter
+
+    in_old, in_new = Counter(old), Counter(new)
+    once = {line: j for j, line in enumerate(new) if in_new[line] == 1}
+    pairs = [(i, once[line]) for i, line in enumerate(old) if in_old[line] == 1 and line in once]
+    runs: list[list[int]] = []  # [i, j, size]: the equal run through each anchor
+    for i, j in _earliest_increasing(pairs):
+        if runs and i < runs[-1][0] + runs[-1][2]:
+            continue  # in the previous anchor's run
+        first_i, first_j = i, j
+        while first_i and first_j and old[first_i - 1] == new[first_j - 1]:
+            first_i, first_j = first_i - 1, first_j - 1
+        end_i, end_j = i + 1, j + 1
+        while end_i < len(old) and end_j < len(new) and old[end_i] == new[end_j]:
+            end_i, end_j = end_i + 1, end_j + 1
+        runs.append([first_i, first_j, end_i - first_i])
+    # A run can overlap only its neighbours (a run cannot pass another's anchor, a line
+    # found once): the longest first, each clipping the neighbours not placed yet.
+    heap = [(-size, i, j, k) for k, (i, j, size) in enumerate(runs)]
+    heapq.heapify(heap)
+    placed = [False] * len(runs)
+    while heap:
+        minus_size, i, j, k = heapq.heappop(heap)
+        if placed[k] or runs[k] != [i, j, -minus_size]:
+            continue  # clipped since it was pushed
+        placed[k] = True
+        end_i, end_j = i - minus_size, j - minus_size
+        if k and not placed[k - 1]:
+            left = runs[k - 1]
+            size = min(left[2], i - left[0], j - left[1])
+            if size != left[2]:
+                left[2] = size
+                heapq.heappush(heap, (-size, left[0], left[1], k - 1))
+        if k + 1 < len(runs) and not placed[k + 1]:
+            right = runs[k + 1]
+            shift = max(0, end_i - right[0], end_j - right[1])
+            if shift:
+                right[0], right[1], right[2] = right[0] + shift, right[1] + shift, right[2] - shift
+                heapq.heappush(heap, (-right[2], right[0], right[1], k + 1))
+    blocks: list[tuple[int, int, int]] = []
+    done_i = done_j = 0
+    for i, j, size in [*runs, [len(old), len(new), 0]]:
+        if i > done_i and j > done_j:
+            gap = difflib.SequenceMatcher(None, old[done_i:i], new[done_j:j], autojunk=False)
+            blocks.extend((done_i + a, done_j + b, n) for a, b, n in gap.get_matching_blocks() if n)
+        if size:
+            blocks.append((i, j, size))
+        done_i, done_j = i + size, j + size
+    return blocks
+
+
+def _earliest_increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The longest subsequence of ``pairs`` (increasing in i, distinct j) increasing in j,
+    the earliest pairs among the longest: each pair's longest run from it (patience
+    sorting from the end), then the first pair of each length, in O(n log n)."""
+    from bisect import bisect_left
+
+    tops: list[int] = []  # tops[k]: the greatest -j that starts a run of k + 1 pairs, of those seen
+    longest = [0] * len(pairs)
+    for index in range(len(pairs) - 1, -1, -1):
+        key = -pairs[index][1]
+        k = bisect_left(tops, key)
+        if k == len(tops):
+            tops.append(key)
+        else:
+            tops[k] = key
+        longest[index] = k + 1
+    run = []
+    need, last = len(tops), -1
+    for index, pair in enumerate(pairs):
+        if need and longest[index] == need and pair[1] > last:
+            run.append(pair)
+            need, last = need - 1, pair[1]
+    return run
 
 
 # Python's cyclic garbage collector runs every 700 allocations, and each LibCST parse

@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 import re
 import warnings
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -96,6 +97,9 @@ class Skipped:
 class Slice:
     text: str
     skipped: list[Skipped] = field(default_factory=list)
+    # for line(): each placeholder's line, and the extra lines of the placeholders before the nth
+    _lines: list[int] = field(default_factory=list, repr=False, compare=False)
+    _extra: list[int] = field(default_factory=list, repr=False, compare=False)
 
     def splice(self, code: str) -> str:
         """The whole file's code for the slice's migrated ``code``; WholeModuleNeeded when
@@ -135,8 +139,11 @@ class Slice:
         return uses
 
     def line(self, line: int) -> int:
-        """The file's line for a line of the slice."""
-        return line + sum(s.extra_lines for s in self.skipped if s.line < line)
+        """The file's line for a line of the slice: by bisection, as every finding asks."""
+        if len(self._lines) != len(self.skipped):
+            self._lines = [s.line for s in self.skipped]  # increasing: placeholders in code order
+            self._extra = [0, *accumulate(s.extra_lines for s in self.skipped)]
+        return line + self._extra[bisect_left(self._lines, line)]
 
     @staticmethod
     def placeholder_index(name: str) -> int | None:
