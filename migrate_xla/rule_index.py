@@ -40,6 +40,7 @@ RULES = (
     ('XLA607', ('single', 'multiprocess', 'spmd'), ('barrier\\(', '(?:AVG(?<!\\wAVG))\\b'), ()),
     ('XLA608', ('single', 'multiprocess', 'spmd'), ('fsdp|FullyShard|fully_shard|pipelin|distributed\\.tensor|distributed\\._tensor|device_mesh|DeviceMesh|parallelize_module', '(?:rpc(?<!\\wrpc))\\b'), ()),
     ('XLA609', ('single', 'multiprocess', 'spmd'), ('torchrun|torch\\.distributed\\.(launch|run)',), ()),
+    ('XLA610', ('single', 'multiprocess', 'spmd'), ('(?:DataParallel(?<!\\wDataParallel)|data_parallel(?<!\\wdata_parallel))\\b',), ('(?:device_count(?<!\\wdevice_count))\\b',)),
     ('XLA650', ('multiprocess',), ('\\.step\\(',), ('cuda|CUDA|torch_xla\\.device\\b|xla_device|[\'\\"]xla\\b|XLA_|accelerator(?<!\\waccelerator)\\b|\\A(?![\\s\\S]*[\'"]cpu[\'"])',)),
     ('XLA651', ('multiprocess',), ('DataLoader',), ('cuda|CUDA|torch_xla\\.device\\b|xla_device|[\'\\"]xla\\b|XLA_|accelerator(?<!\\waccelerator)\\b|\\A(?![\\s\\S]*[\'"]cpu[\'"])',)),
     ('XLA652', ('multiprocess',), ('print\\(|log',), ('cuda|CUDA|torch_xla\\.device\\b|xla_device|[\'\\"]xla\\b|XLA_|accelerator(?<!\\waccelerator)\\b|\\A(?![\\s\\S]*[\'"]cpu[\'"])',)),

@@ -498,3 +498,24 @@ def test_imports_stay_with_the_leading_imports_when_torch_is_one_of_them():
     assert migrate(code).startswith("import os\nimport torch\nimport torch_xla\n\nos.environ")
     code = '"""Doc."""\nimport os\nimport torch\nx = torch.ones(1).cuda()\n'
     assert migrate(code).startswith('"""Doc."""\nimport os\nimport torch\nimport torch_xla\nx = ')
+
+
+# -- DataParallel guards (XLA610) -------------------------------------------------------------
+@pytest.mark.parametrize(
+    "count, guard",
+    [
+        ("", "torch.cuda.device_count() > 1"),
+        ("n_gpu = torch.cuda.device_count()\n", "n_gpu > 1"),
+        ("import torch.cuda as tc\nngpus = tc.device_count()\n", "ngpus >= 2"),
+        ("", "torch.accelerator.device_count() > 1"),
+    ],
+)
+def test_a_device_count_guarding_data_parallel_stays_off_on_xla(count, guard):
+    """On a host with several XLA devices the model would be wrapped without being replicated,
+    its state_dict keys prefixed `module.`: the guard becomes False, with a TODO that says why."""
+    code = f"import torch\nimport torch.nn.parallel as par\n{count}if {guard}:\n    model = par.DataParallel(model)\n"
+    migrated, found = migrate_code(code, options_for())
+    assert "if False:\n    model = par.DataParallel(model)\n" in migrated
+    assert "# TODO(xla-migrate): XLA610" in migrated and "torch_xla.launch" in migrated
+    assert [d.code for d in found if not d.fixed] == ["XLA610"]
+    assert migrate(migrated) == migrated

@@ -11,7 +11,9 @@ removed. ``torch.cuda.device_count()`` is XLA105's too (``torch_xla.device_count
 except where it is the world size: then it is this family's (XLA601 before a launch,
 XLA604 elsewhere), because the two differ and because querying devices before
 ``torch_xla.launch`` starts the runtime in the parent and makes the launch fail
-("Runtime is already initialized"). Checked on CPU PJRT at world size 1: the xla group,
+("Runtime is already initialized"). A device count that guards a ``DataParallel`` wrap is
+this family's too (XLA610): it becomes ``False``, since DataParallel does not replicate
+on XLA. Checked on CPU PJRT at world size 1: the xla group,
 DDP, ``dist.all_reduce``, ``xm.rendezvous`` and ``destroy_process_group`` work both under
 ``torch_xla.launch`` and in one process started with torchrun's variables.
 """
@@ -23,5 +25,6 @@ DDP, ``dist.all_reduce``, ``xm.rendezvous`` and ``destroy_process_group`` work b
 #   ordinals.py             XLA604 xla-ordinals, XLA605 rank-as-device
 #   sampler_collectives.py  XLA606 distributed-sampler-shards, XLA607 xla-collectives
 #   no_xla_form.py          XLA608 model-parallelism, XLA609 torchrun-launch-line
+#   data_parallel.py        XLA610 data-parallel-guard
 #   launch_plan.py          what a file's mp.spawn calls need (XLA601 and XLA604 share it)
 #   common.py               the guides the messages cite, device_count() as the world size
