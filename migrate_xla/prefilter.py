@@ -1,8 +1,9 @@
 """Which rules a file wakes, decided without LibCST and without the rules themselves.
 
-A rule acts on a file only if one of its TRIGGERS and each of its REQUIRES occur in it
-(migrate_xla/rule.py), and a file that wakes no enabled rule is not parsed at all: most
-files of a big tree, and most pre-commit runs. So that such a run imports neither LibCST
+A rule acts on a file only if the file names one of the words of GATE (torch, cuda, ...:
+no rule acts on code that is no PyTorch GPU code) and one of the rule's TRIGGERS and each
+of its REQUIRES occur in it (migrate_xla/rule.py); a file that wakes no enabled rule is
+not parsed at all: most files of a big tree, and most pre-commit runs. So that such a run imports neither LibCST
 nor the rule modules, what the pre-filter reads of each rule (code, targets, triggers,
 requires) is kept in ``rule_index.py``, generated from the rules by make_index.py:
 
@@ -57,10 +58,50 @@ def patterns_of(rule) -> tuple[tuple[re.Pattern[str], ...], tuple[re.Pattern[str
     return tuple(map(re.compile, rule.TRIGGERS)), tuple(map(re.compile, rule.REQUIRES))
 
 
+# Words one of which any file a rule acts on spells: the code the rules migrate is PyTorch
+# code for NVIDIA GPUs, and it names torch (``import torch``, ``torch_xla``, ``torchrun``,
+# ``torchvision``), CUDA (``.cuda()``, ``"cuda:0"``, ``CUDA_VISIBLE_DEVICES``), an NVIDIA
+# library (NCCL, apex, Triton, NVTX, CuPy, NVML, ``nvidia-smi``, GPUtil), pinned memory, or
+# calls autograd (``loss.backward()``: a project's training helper handed its model and
+# device); a file that names this tool's codes (a noqa comment for XLA201) is about the tool.
+# Rules that match calls by shape (``.step(``, ``x[mask]``, ``.to(rank)``, ``print(``)
+# would otherwise wake in any file: most files of a repository name none of these words,
+# and none of them is then parsed (nor LibCST imported). tests/test_prefilter.py checks
+# the fixtures and what a plain file costs.
+GATE = (
+    "torch",
+    "cuda",
+    "CUDA",
+    "nccl",
+    "apex",
+    "triton",
+    "nvidia",
+    "nvtx",
+    "cupy",
+    "nvml",
+    "GPUtil",
+    "pin_memory",
+    ".backward(",
+    "XLA",
+    "xla-migrate",
+)
+
+
+def gated(text: str) -> bool:
+    """Whether ``text`` names a word of GATE, without which no rule wakes."""
+    return any(word in text for word in GATE)
+
+
 def woken(rules: Sequence, text: str) -> list:
-    """The rules (entries or rule classes) whose own triggers occur in ``text`` (one of
-    TRIGGERS and each of REQUIRES): a necessary condition for a rule to act; a file that
-    wakes none is not parsed, and on average a parsed file wakes a few (4 in torch's own sources)."""
+    """The rules (entries or rule classes) that act on ``text``: none when it names no word
+    of GATE, else those whose own triggers occur in it (``triggered``). A file that wakes
+    none is not parsed, and on average a parsed file wakes a few (4 in torch's own sources)."""
+    return triggered(rules, text) if gated(text) else []
+
+
+def triggered(rules: Sequence, text: str) -> list:
+    """The rules whose own triggers occur in ``text`` (one of TRIGGERS and each of
+    REQUIRES): a necessary condition for a rule to act."""
     found = []
     seen: dict[str, bool] = {}  # rules share patterns (``cuda`` as a word, ``.cuda(``)
     words: set[str] | None = None

@@ -76,7 +76,7 @@ def test_patterns_tested_without_a_regex_answer_as_the_regex():
     for pattern in sorted(patterns | set(MADE_UP)):
         rule = prefilter.Entry("X", (), (pattern,), ())
         for text in texts:
-            assert bool(prefilter.woken([rule], text)) == bool(re.search(pattern, text)), (pattern, text[:80])
+            assert bool(prefilter.triggered([rule], text)) == bool(re.search(pattern, text)), (pattern, text[:80])
 
 
 # Patterns no rule has (yet), in the forms the pre-filter reads apart
@@ -162,3 +162,64 @@ def test_a_file_that_wakes_a_rule_still_gets_the_rules():
     result = run_in_process("--check", str(FIXTURES / "examples" / "mnist_cnn.py"))
     assert "libcst" in result["heavy"] and "migrate_xla.engine" in result["heavy"]
     assert result["code"] == 1 and "XLA201" in result["out"]
+
+
+# Code without a word of PyTorch or CUDA that rules matching calls by shape woke before the
+# gate (prefilter.GATE), with what they made of it
+NOT_GPU_CODE = {
+    "json.load (XLA108)": "import json\n\n\ndef read(path):\n    with open(path) as f:\n        return json.load(f)\n",
+    "a slice by the loop index (XLA705)": (
+        "def common_prefix(s1, s2):\n    for i, c in enumerate(s1):\n        if c != s2[i]:\n"
+        "            return s1[:i]\n    return s1\n"
+    ),
+    "a boolean mask in a loop (XLA702)": (
+        "import numpy as np\n\n\ndef train(batches):\n    for x in batches:\n        kept = x[x > 0]\n"
+        "        print(kept.sum())\n"
+    ),
+    "print under __main__ (XLA652, XLA659, XLA670)": (
+        "def main():\n    for line in open('f'):\n        print(line)\n\n\nif __name__ == '__main__':\n    main()\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("text", NOT_GPU_CODE.values(), ids=NOT_GPU_CODE.keys())
+def test_a_file_that_names_no_torch_nor_cuda_wakes_no_rule(text):
+    """Most files of a repository name neither torch nor CUDA: no rule acts on them, under
+    any target or fix mode, and none is parsed; the rules' own triggers alone would wake some."""
+    from migrate_xla import run
+
+    for target in ("single", "multiprocess", "spmd"):
+        for unsafe in (False, True):
+            options = run.options_for(target=target, unsafe_fixes=unsafe)
+            assert run.migrate_code(text, options) == (text, []), (target, unsafe)
+            assert prefilter.woken(prefilter.enabled(options.codes, target), text) == []
+    woken_without_gate = {
+        target: prefilter.triggered(prefilter.enabled(registry.select(None, None), target), text)
+        for target in ("single", "multiprocess")
+    }
+    assert any(woken_without_gate.values())
+
+
+def test_a_check_of_a_plain_file_that_calls_json_load_imports_no_libcst(tmp_path):
+    plain = tmp_path / "config.py"
+    plain.write_text(NOT_GPU_CODE["json.load (XLA108)"], encoding="utf-8")
+    result = run_in_process("--check", str(plain))
+    assert (result["code"], result["out"], result["heavy"]) == (0, "", []), result
+
+
+def test_the_gate_lets_through_every_file_a_rule_acts_on():
+    """Every fixture and example a rule changes or reports names a word of the gate, and so
+    does a training helper of a project that names no torch: it calls autograd."""
+    from migrate_xla import run
+
+    for path in sorted(FIXTURES.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if not path.stem.endswith("_noop"):
+            assert prefilter.gated(text), path
+    helper = (
+        "def train_epoch(model, loader, optimizer, device):\n    for x, y in loader:\n"
+        "        loss = model(x.to(device), y.to(device))\n        loss.backward()\n        optimizer.step()\n"
+    )
+    migrated, found = run.migrate_code(helper, run.options_for())
+    assert migrated.endswith("        optimizer.step()\n        torch_xla.sync()\n")
+    assert [d.code for d in found] == ["XLA201"]
