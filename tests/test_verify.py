@@ -415,6 +415,25 @@ def test_diagnose_names_the_backward_of_elu_as_the_first_differing_operation(tmp
     assert "at step 1" in first["message"] and "the gradient reaching it agrees" in first["message"]
 
 
+RESNET18 = SCRIPTS / "resnet18_generated.py"
+
+
+@pytest.mark.slow
+def test_a_large_convolutional_model_runs_as_written_with_a_calibrated_tolerance(tmp_path):
+    """float64 convolutions cost XLA's CPU backend ~40x: past the budget both run as written,
+    a twin of the reference calibrates the tolerance, and a 10% learning rate is still caught."""
+    args = ["--image-size", "64"]  # 1.2 G multiply-adds in convolutions a forward pass
+    good = verify(RESNET18, args, Settings(steps=4), migrated=migrated_copy(RESNET18, tmp_path))
+    assert good.verdict == "match", good.message + good.migrated.stderr_tail
+    assert not good.reference.float64 and "float64 would cost too much" in good.tolerance_source
+    assert good.tolerance_source.startswith("calibrated") and len(good.rtol_by_step) == 4
+    assert good.max_rel_diff > 1e-3  # float32 rounding past any fixed float32 tolerance
+    bad = verify(
+        RESNET18, args, Settings(steps=4), migrated=migrated_copy(RESNET18, tmp_path, ("default=0.1)", "default=0.11)"))
+    )
+    assert bad.verdict == "mismatch" and bad.first_mismatch == 2, bad.message
+
+
 TIED = SCRIPTS / "tied_lm.py"
 SWAP = "torch.__future__.set_swap_module_params_on_conversion(True)\n"
 

@@ -81,10 +81,12 @@ class Recorder:
         self.device = ""
         self.done = False
         self.in_scaler_step = False
+        self.float64_cost: int | None = None  # multiply-adds in convolutions past the float64 budget
         self.lock = threading.Lock()
 
     # -- events --------------------------------------------------------------
     def on_backward(self, tensors) -> None:
+        _conv_budget["open"] = False  # the first forward pass is what the budget counts
         tensor = tensors[0] if isinstance(tensors, (tuple, list)) else tensors
         if not isinstance(tensor, torch.Tensor) or tensor.numel() != 1:
             return
@@ -226,8 +228,10 @@ class Recorder:
             "seeded_by_script": sorted(self.seeded_by_script),
             "parameters": self.parameters,
         }
+        if self.float64_cost is not None:
+            record["float64_cost"] = self.float64_cost
         try:
-            if self.role == "migrated" and "torch_xla" in sys.modules:
+            if self.role == "migrated" and "torch_xla" in sys.modules and how != "float64-cost":
                 import torch_xla
 
                 torch_xla.sync()  # what the script does after a step; cached, no new graph
@@ -693,12 +697,44 @@ def _called_from(prefixes: tuple[str, ...]) -> bool:
     return frame is not None and frame.f_globals.get("__name__", "").startswith(prefixes)
 
 
+# What float64 costs: XLA's CPU backend computes float64 convolutions some 40 times slower
+# than float32 ones (measured: the weight gradient of a 64-channel 3x3 convolution on 8x56x56,
+# 1.6 s against 0.04 s; eager CPU 4 times), so a large convolutional model would take many
+# times its bare runs. The harness sets a budget of multiply-adds in convolutions for the first
+# forward pass; past it, the run stops at once (finished "float64-cost") and both run again as
+# written (harness.py).
+_CONVOLUTIONS = {"conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"}
+_conv_budget = {"limit": None, "macs": 0, "open": True, "recorder": None}
+
+
+def _count_convolution(name: str, args, result) -> None:
+    if len(args) < 2 or not isinstance(result, torch.Tensor) or not isinstance(args[1], torch.Tensor):
+        return
+    weight = args[1]
+    per_output = weight.shape[1] * math.prod(weight.shape[2:])  # in channels / groups x kernel
+    if name.startswith("conv_transpose"):
+        macs = args[0].numel() * per_output  # (out channels / groups) x kernel for each input
+    else:
+        macs = result.numel() * per_output
+    _conv_budget["macs"] += macs
+    if _conv_budget["macs"] > _conv_budget["limit"]:
+        _conv_budget["open"] = False
+        recorder = _conv_budget["recorder"]
+        recorder.float64_cost = _conv_budget["macs"]
+        recorder.finish("float64-cost")
+        os._exit(0)
+
+
 class Float64Mode(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         if _called_from(_KEEPS_ITS_DTYPES):
             return func(*args, **kwargs)
         name = getattr(func, "__name__", "")
+        if name in _CONVOLUTIONS and _conv_budget["open"] and _conv_budget["limit"] is not None:
+            result = self.__torch_function__(_Uncounted(func), types, args, kwargs)
+            _count_convolution(name, args, result)
+            return result
         if name in _TO_DOUBLE:
             func = torch.Tensor.double
         elif kwargs.get("dtype") in LOW_FLOATS:
@@ -716,6 +752,17 @@ class Float64Mode(TorchFunctionMode):
             args = (*args[:1], *map(_double, args[1:])) if keep_first else tuple(map(_double, args))
             kwargs = {k: (v if k == "out" else _double(v)) for k, v in kwargs.items()}
         return func(*args, **kwargs)
+
+
+class _Uncounted:
+    """``func`` under another name, so that the convolution count sees each call once."""
+
+    def __init__(self, func) -> None:
+        self.func = func
+        self.__name__ = "_uncounted"
+
+    def __call__(self, *args, **kwargs):
+        return self.func(*args, **kwargs)
 
 
 def _install_float64() -> None:
@@ -1123,7 +1170,7 @@ def install() -> None:
     global _forward_hook, _op_records
     config = json.loads(os.environ[ENV])
     recorder = Recorder(config)
-    emulate = config["role"] == "reference" and not torch.cuda.is_available()
+    emulate = config["role"] in ("reference", "twin") and not torch.cuda.is_available()
     recorder.device = _device_label(recorder, emulate)
     if emulate:
         _install_cuda_shim(float64=bool(config.get("float64")))
@@ -1137,7 +1184,12 @@ def install() -> None:
     modes = [EmulationMode] if emulate else []
     if config.get("float64"):
         _install_float64()
+        _conv_budget.update(limit=config.get("float64_conv_budget"), recorder=recorder)
         modes.append(Float64Mode)
+    if config.get("perturb"):
+        # the twin of the reference: the same float32 arithmetic by other kernels (convolutions
+        # without oneDNN), to measure how far rounding alone carries this training (compare.py)
+        torch.backends.mkldnn.enabled = False
     if config.get("diagnose"):
         _op_records = _OpRecords(recorder)
         modes.append(OpRecorder)  # the last one entered sees each call first, as the script made it

@@ -10,6 +10,7 @@ folder, so sibling imports resolve to migrated modules. The user's files are nev
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -52,6 +53,13 @@ KILL_GRACE_S = 20.0  # after SIGTERM, time to write the record before SIGKILL
 PRECISIONS = ("auto", "float64", "native")
 # How a script that cannot compute in float64 fails (a dtype it insists on, an op without float64)
 FLOAT64_TROUBLE = re.compile(r"\b(Double|double|float64|Float|dtype)\b")
+# Multiply-adds in convolutions over the run (those of the first forward pass times --steps)
+# past which --precision auto runs as written instead of in float64: XLA's CPU float64
+# convolutions are ~40x slower than float32 ones (child.py). The examples' largest, the
+# ResNet of fixtures/examples/resnet_fakedata.py, does 0.2 G a forward pass (1.6 G in 8
+# steps) and verifies in float64; the ResNet-18 of benchmarks/bench_verify.py, 14.5 G (145 G
+# in 10 steps), would take over 900 s in float64 and runs as written.
+FLOAT64_CONV_BUDGET = 4_000_000_000
 MISSING_MODULE = re.compile(r"^ModuleNotFoundError: No module named '([^']+)'", re.M)
 
 
@@ -110,6 +118,8 @@ def verify(
         )
     trace = load_trace(reference_trace) if reference_trace is not None else None
     float64 = trace["float64"] if trace is not None else settings.float64()
+    if trace is not None:  # the trace's precision it is, whatever it costs
+        settings = dataclasses.replace(settings, precision="float64" if float64 else "native")
     env = _shared_environment(script, settings)
     python = _interpreter(settings, env, xla=True)
     with tempfile.TemporaryDirectory(prefix="xla-migrate-verify-") as tmp:
@@ -131,8 +141,23 @@ def verify(
             jobs, list(args), env, settings, work / "float64" if float64 else work / "native", float64, python
         )
         note = ""
-        failed = next((r for r in runs.values() if r.error and FLOAT64_TROUBLE.search(_failure_text(r))), None)
-        if float64 and trace is None and settings.precision == "auto" and failed is not None:
+        costly = next((r for r in runs.values() if r.float64_cost is not None), None)
+        if costly is not None:
+            note = (
+                f"float64 would cost too much: the {costly.role} run's first forward pass does over "
+                f"{costly.float64_cost / 1e9:.2g} G multiply-adds in convolutions, past the budget of "
+                f"{FLOAT64_CONV_BUDGET / 1e9:g} G over the run ({FLOAT64_CONV_BUDGET / settings.steps / 1e9:.2g} G a "
+                f"step at {settings.steps} steps); both ran as written"
+            )
+            float64 = False
+            # and the reference's twin, its weights moved by float32 rounding: how far rounding
+            # alone carries this training is the tolerance, step by step (compare.py)
+            runs = _run_all([*jobs, ("twin", script, [])], list(args), env, settings, work / "native", False, python)
+        failed = next(
+            (r for r in runs.values() if r.error and r.role != "twin" and FLOAT64_TROUBLE.search(_failure_text(r))),
+            None,
+        )
+        if float64 and trace is None and settings.precision == "auto" and failed is not None and not note:
             note = f"the {failed.role} run failed in float64 ({failed.error}); both ran again as written"
             float64 = False
             runs = _run_all(jobs, list(args), env, settings, work / "native", False, python)
@@ -142,7 +167,15 @@ def verify(
         if runs["migrated"].crash_site is not None:
             runs["migrated"].crash_site = in_user_files([runs["migrated"].crash_site], originals)[0]
         reference = runs["reference"] if trace is None else trace["run"]
-        result = compare(reference, runs["migrated"], settings.rtol, settings.atol, float64=float64, seed=settings.seed)
+        result = compare(
+            reference,
+            runs["migrated"],
+            settings.rtol,
+            settings.atol,
+            float64=float64,
+            seed=settings.seed,
+            twin=runs.get("twin"),
+        )
         result.python = python
         if note:
             result.tolerance_source = f"{result.tolerance_source} ({note})"
@@ -361,6 +394,11 @@ def _run_child(
             "seed": settings.seed,
             "float64": float64,
             "diagnose": settings.diagnose,
+            "perturb": role == "twin",
+            # auto: float64 unless convolutions make it cost a multiple of the bare runs
+            "float64_conv_budget": FLOAT64_CONV_BUDGET // settings.steps
+            if float64 and settings.precision == "auto"
+            else None,
         }
     )
     debug_file = records / "xla-debug.txt"
@@ -460,6 +498,7 @@ def _merge_records(run: Run, folder: Path) -> None:
         if key in chosen:
             setattr(run, key, chosen[key])
     run.cpu_fallback_ops = chosen.get("cpu_fallback_ops", {})
+    run.float64_cost = chosen.get("float64_cost")
     if chosen.get("error"):
         run.error = chosen["error"]
 
