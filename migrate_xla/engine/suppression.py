@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from migrate_xla.rule import CUDA_REFERENCE_LEFT, children, code_of
+from migrate_xla.rule import CUDA_REFERENCE_LEFT, children, code_of, subtree
 
 _CODES = r"(?P<codes>[A-Za-z]+[0-9]*(?:[\s,]+[A-Za-z]+[0-9]+)*)"
 # a bare noqa comment, one with codes (noqa: XLA201, XLA302 or noqa:XLA2); not noqa-ish
@@ -84,8 +84,9 @@ class Suppressions:
             comment = Comment(_codes(found), statement)
             self.lines.append(comment)
             self._covering[id(statement)] = comment
-            for node in _walk([statement] if header is None else header):
-                self._covering[id(node)] = comment
+            for part in [statement] if header is None else header:
+                for node in subtree(part):
+                    self._covering[id(node)] = comment
 
     def silences(self, code: str, *nodes: cst.CSTNode | None) -> bool:
         """Whether a comment covers ``code`` at the first of ``nodes`` (original nodes) that a
@@ -142,11 +143,3 @@ def _header(statement: cst.BaseCompoundStatement) -> str:
     whitespace = body.header if isinstance(body, cst.IndentedBlock) else getattr(body, "trailing_whitespace", None)
     comment = getattr(whitespace, "comment", None)
     return comment.value if comment is not None else ""
-
-
-def _walk(nodes: list[cst.CSTNode]) -> Iterator[cst.CSTNode]:
-    stack = list(nodes)
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(children(node))
