@@ -187,47 +187,40 @@ def _first_op(result) -> list[Finding]:
         ]
         for a, b in pairs:
             if differs(a["out"], b["out"]):
-                return [
-                    Finding(
-                        "first-op",
-                        f"first differing operation: the forward of {a['name']}{where(b)} at step {step} "
-                        f"(output norm {a['out']:.6g} in the reference, {b['out']:.6g} migrated; "
-                        "the operations before it agree)",
-                        file=b.get("file"),
-                        line=b.get("line"),
-                    )
-                ]
+                return _op_finding(
+                    f"first differing operation: the forward of {a['name']}{where(b)} at step {step} "
+                    f"(output norm {a['out']:.6g} in the reference, {b['out']:.6g} migrated; "
+                    "the operations before it agree)",
+                    b,
+                )
         backward = sorted((p for p in pairs if p[0].get("order") is not None), key=lambda p: p[0]["order"])
         for a, b in backward:
             if differs(a.get("grad_out"), b.get("grad_out")):
-                return [
-                    Finding(
-                        "first-op",
-                        f"first differing gradient: the one reaching {a['name']}{where(b)} in the backward pass "
-                        f"of step {step} (norm {a['grad_out']:.6g} in the reference, {b['grad_out']:.6g} migrated), "
-                        "from an operation that was not recorded",
-                        file=b.get("file"),
-                        line=b.get("line"),
-                    )
-                ]
+                return _op_finding(
+                    f"first differing gradient: the one reaching {a['name']}{where(b)} in the backward pass "
+                    f"of step {step} (norm {a['grad_out']:.6g} in the reference, {b['grad_out']:.6g} migrated), "
+                    "from an operation that was not recorded",
+                    b,
+                )
             bad = [
                 (i, x, y) for i, (x, y) in enumerate(zip(a.get("grad_in", []), b.get("grad_in", []))) if differs(x, y)
             ]
             if bad:
                 i, x, y = bad[0]
-                return [
-                    Finding(
-                        "first-op",
-                        f"first differing operation: the backward of {a['name']}{where(b)} at step {step}: the "
-                        f"gradient reaching it agrees (norm {a['grad_out']:.6g}), the gradient it returns for its "
-                        f"input {i + 1} does not (norm {x:.6g} in the reference, {y:.6g} migrated): with the "
-                        "forward pass agreeing, a defect of the migrated runtime's backward of this operation "
-                        "(or of its use)",
-                        file=b.get("file"),
-                        line=b.get("line"),
-                    )
-                ]
+                return _op_finding(
+                    f"first differing operation: the backward of {a['name']}{where(b)} at step {step}: the "
+                    f"gradient reaching it agrees (norm {a['grad_out']:.6g}), the gradient it returns for its "
+                    f"input {i + 1} does not (norm {x:.6g} in the reference, {y:.6g} migrated): with the "
+                    "forward pass agreeing, a defect of the migrated runtime's backward of this operation "
+                    "(or of its use)",
+                    b,
+                )
     return []
+
+
+def _op_finding(message: str, record: dict) -> list[Finding]:
+    """The first differing operation, at the user's line where the migrated run recorded it."""
+    return [Finding("first-op", message, file=record.get("file"), line=record.get("line"))]
 
 
 def _steps_not_cut(run) -> list[Finding]:
