@@ -8,7 +8,7 @@ Two models, each measured three ways, one after the other:
 
 The models: the bundled MNIST CNN (``fixtures/examples/mnist_cnn.py --epochs 1 --train-size
 320``: 10 steps and a test pass; verified in float64) and a ResNet-18 on generated data
-(``tests/scripts/resnet18_generated.py``: torchvision.models.resnet18, batch 8, 224x224, 10
+(``tests/scripts/resnet18_generated.py``: torchvision's resnet18 written out, batch 8, 224x224, 10
 steps; 14.5 G multiply-adds in convolutions a forward pass, so float64 would cost over 900 s
 on 2 cores: verify runs it as written, with a twin of the reference to calibrate the
 tolerance, compare.py). ``--only resnet18`` or ``--only mnist`` measures one.
