@@ -232,6 +232,9 @@ class FileContext:
     aliases: dict[str, str] = field(default_factory=dict)
     bindings: dict[str, Import] = field(default_factory=dict)
     pending: list[_Pending] = field(default_factory=list)
+    # the fixed findings of ``pending`` by id(node), so that forget_fixes_inside costs the
+    # replaced subtree and the findings reported since, not every finding of the file
+    fixed_at: dict[int, list[_Pending]] = field(default_factory=dict)
     statements: list[cst.CSTNode] = field(default_factory=list)
     todos: dict[int, list[tuple[str, str]]] = field(default_factory=dict)
     shared: dict[str, object] = field(default_factory=dict)  # analyses several rules share
@@ -322,7 +325,10 @@ class FileContext:
             self.pending.append(_Pending(type(rule), node, statement, message, False, suppressed=True))
             self.suppressions.silenced_at(statement)
             return False
-        self.pending.append(_Pending(type(rule), node, statement, message, fixed, imports, drops))
+        item = _Pending(type(rule), node, statement, message, fixed, imports, drops)
+        self.pending.append(item)
+        if fixed:
+            self.fixed_at.setdefault(id(node), []).append(item)
         if todo and statement is not None and id(statement) not in self.todos:
             # One TODO comment a statement: a second rule's finding is still reported.
             self.todos[id(statement)] = [(rule.CODE, " ".join(message.split()))]
@@ -333,9 +339,18 @@ class FileContext:
         return self.suppressions is not None and self.suppressions.silences(code, *nodes)
 
     def forget_fixes_inside(self, node: cst.CSTNode) -> None:
-        """Drop the fixes made in ``node`` or below it (a rule is replacing it whole)."""
-        inside = {id(n) for n in subtree(node)}
-        self.pending = [p for p in self.pending if not (p.fixed and id(p.node) in inside)]
+        """Drop the fixes made in ``node`` or below it (a rule is replacing it whole).
+
+        They were reported while ``node`` was traversed, so they lie at the tail of
+        ``pending``: only the tail from the earliest of them is rebuilt."""
+        drop = {id(p) for n in subtree(node) for p in self.fixed_at.pop(id(n), ())}
+        if not drop:
+            return
+        start, seen = len(self.pending), 0
+        while seen < len(drop):
+            start -= 1
+            seen += id(self.pending[start]) in drop
+        self.pending[start:] = [p for p in self.pending[start:] if id(p) not in drop]
 
     def attach_todos(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
         """Put the TODO comments flagged inside ``original`` above it, once each."""
