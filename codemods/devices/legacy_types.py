@@ -237,6 +237,18 @@ class LegacyTensorType(Rule):
     def _features_off(self, nodes: list, flags: set[str]) -> None:
         """``if cuda: model = nn.DataParallel(model)``: that check is off (the flag elsewhere is not)."""
         for node, _ in nodes:
+            if isinstance(node, cst.Call):
+                for arg in node.args:
+                    keyword = arg.keyword.value if arg.keyword is not None else None
+                    if (
+                        keyword in ("fused", "capturable")
+                        and isinstance(arg.value, cst.Name)
+                        and arg.value.value in flags
+                    ):
+                        self.tests_off[id(arg.value)] = (
+                            f"`{arg.value.value}` asks whether a GPU is there and is passed as `{keyword}=`, which "
+                            f"only CUDA has: `{keyword}=False` here, so it stays off on XLA"
+                        )
             if not isinstance(node, (cst.If, cst.IfExp)) or "device_count" in code_of(node.test):
                 continue  # a device count: XLA610's
             for operand in _and_operands(node.test):
@@ -472,6 +484,8 @@ class LegacyTensorType(Rule):
         if not self.planned:
             return updated
         if id(original) in self.removed:
+            if self.fixes(original):
+                self.ctx.forget_fixes_inside(original)  # XLA104's .is_xla in the choice goes with it
             return self.replace(
                 original,
                 updated,
