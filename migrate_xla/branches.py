@@ -15,6 +15,17 @@ or a conditional expression ``a if cond else b``) with branches that are the sam
 comments and layout included, the engine keeps the one branch, in the place of the
 conditional: ``device = torch_xla.device()``.
 
+The same goes for a block the fixes emptied (every statement of it removed, ``pass`` left):
+an ``else`` (or last ``elif``) of nothing but that ``pass`` goes, and so does an ``if`` without
+``else`` whose block is that ``pass`` and whose test may be dropped (below)::
+
+    if torch.cuda.is_available():                  (nothing: not
+        torch.backends.cudnn.benchmark = True  ->   if bool(torch_xla.device_count()): pass)
+
+A block the user wrote as ``pass`` stays, as do an ``if`` whose emptied block has an ``else`` that
+does something, and loops and ``with`` statements left with ``pass`` (iterating and entering a
+context manager act).
+
 Only where nothing is lost: branches that were already the same before the migration
 are the user's and stay; the test is dropped only when evaluating it has no effect (names,
 attributes, subscripts, literals, comparisons and operators on them, and calls of a few
@@ -158,6 +169,54 @@ def collapsible_if(original: cst.If, updated: cst.If, qualname: Qualname) -> boo
     if isinstance(body, cst.SimpleStatementSuite) and _has_comment(body.trailing_whitespace):
         return False
     return _todos(updated.leading_lines) <= _todos(original.leading_lines)  # no rule flagged the `if`
+
+
+def _only_pass(block: cst.BaseSuite) -> bool:
+    """``block`` is a bare ``pass`` (or nothing): no other statement, no comment."""
+    if isinstance(block, cst.SimpleStatementSuite):  # if cond: pass (LibCST writes an empty one so)
+        return all(type(s) is cst.Pass for s in block.body) and not _has_comment(block.trailing_whitespace)
+    if block.header.comment is not None or any(line.comment is not None for line in block.footer):
+        return False
+    return all(
+        type(s) is cst.SimpleStatementLine
+        and all(type(small) is cst.Pass for small in s.body)
+        and s.trailing_whitespace.comment is None
+        and not any(line.comment is not None for line in s.leading_lines)
+        for s in block.body
+    )
+
+
+def emptied(original: cst.BaseSuite, updated: cst.BaseSuite) -> bool:
+    """The fixes removed every statement of the block ``original``: ``updated`` is a bare ``pass``."""
+    return _only_pass(updated) and not _only_pass(original)
+
+
+def without_emptied_else(original: cst.If, updated: cst.If) -> cst.If:
+    """``updated`` without its ``else`` (or the ``else`` a collapsed last ``elif`` became) when the
+    fixes emptied it and no comment goes with it: ``else: pass`` does nothing, whatever the test."""
+    orelse = updated.orelse
+    if (
+        type(orelse) is not cst.Else
+        or original.orelse is None
+        or not emptied(original.orelse.body, orelse.body)
+        or any(line.comment is not None for line in orelse.leading_lines)
+    ):
+        return updated
+    return updated.with_changes(orelse=None)
+
+
+def emptied_if(original: cst.If, updated: cst.If, qualname: Qualname) -> bool:
+    """Whether ``updated`` (``original`` after the rules) is an ``if`` without ``else`` whose block
+    the fixes emptied and whose test has no effect: ``if bool(torch_xla.device_count()): pass``
+    (it was ``if torch.cuda.is_available(): torch.backends.cudnn.benchmark = True``) goes whole.
+    A test that calls what may act (``if setup(): ...``), an ``if`` the user wrote empty, a comment
+    on the ``if`` line or in its test, and a rule's TODO above it keep it."""
+    return (
+        updated.orelse is None
+        and emptied(original.body, updated.body)
+        and _droppable(updated.test, qualname)
+        and _todos(updated.leading_lines) <= _todos(original.leading_lines)
+    )
 
 
 def as_else(elif_: cst.If) -> cst.Else:

@@ -175,16 +175,18 @@ def test_output_that_does_not_compile_is_refused(monkeypatch):
                 return self.replace(original, updated, cst.Name("yield"), "bad")
             return updated
 
-    from migrate_xla import prefilter, run
+    from migrate_xla import prefilter, run, settings
 
     monkeypatch.setattr(registry, "all_rules", lambda: (Broken,))
     monkeypatch.setattr(prefilter, "indexed", lambda: (prefilter.entry(Broken),))
     prefilter.enabled.cache_clear()
+    settings._select.cache_clear()
     try:
         with pytest.raises(MigrationError, match="does not compile"):
-            migrate_code("import torch\nx = torch.cuda\n", run.Options(codes=("XLA198",)))
+            migrate_code("import torch\nx = torch.cuda\n", run.Settings(select=("XLA198",)))
     finally:
         prefilter.enabled.cache_clear()
+        settings._select.cache_clear()
 
 
 def test_codes_are_unique_and_well_formed():
@@ -428,6 +430,49 @@ def test_branches_the_fixes_made_the_same_become_one(code, expected):
 def test_branches_are_kept_where_collapsing_them_would_lose_something(code):
     migrated = migrate("import torch\n" + code)
     assert "torch_xla.device()" in migrated and ("if " in migrated.replace("if __name__", ""))
+
+
+@pytest.mark.parametrize(
+    "code, expected",
+    [
+        ("if torch.cuda.is_available():\n    torch.backends.cudnn.benchmark = True\nx = 1\n", "x = 1\n"),
+        ("if torch.cuda.is_available(): torch.backends.cudnn.benchmark = True\nx = 1\n", "x = 1\n"),
+        (  # an `if` emptied by its nested `if` going
+            "if args.seed:\n    if torch.cuda.is_available():\n        torch.backends.cudnn.benchmark = True\nx = 1\n",
+            "x = 1\n",
+        ),
+        (  # an emptied `else`, and a last `elif`, go whatever their test
+            "if pick():\n    x = 1\nelse:\n    torch.backends.cudnn.benchmark = True\n",
+            "if pick():\n    x = 1\n",
+        ),
+        (
+            "if pick():\n    x = 1\nelif torch.cuda.is_available():\n    torch.backends.cudnn.benchmark = True\n",
+            "if pick():\n    x = 1\n",
+        ),
+    ],
+)
+def test_blocks_the_fixes_emptied_go(code, expected):
+    migrated = migrate("import torch\n" + code)
+    assert "".join(line for line in migrated.splitlines(True) if not line.startswith("import ")) == expected
+    assert migrate(migrated) == migrated
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "if pick():\n    torch.backends.cudnn.benchmark = True\n",  # the test may act
+        "if torch.cuda.is_available():  # fast\n    torch.backends.cudnn.benchmark = True\n",
+        "if torch.cuda.is_available():\n    torch.backends.cudnn.benchmark = True\nelse:\n    print(1)\n",
+        "if args.x:\n    y = 1\nelif torch.cuda.is_available():\n    torch.backends.cudnn.benchmark = True\n"
+        "else:\n    y = 2\n",
+        "for _ in range(3):\n    torch.cuda.empty_cache()\n",  # iterating acts
+        "while ready():\n    torch.cuda.empty_cache()\n",
+        "if args.x:\n    pass\n",  # the user's
+    ],
+)
+def test_emptied_blocks_stay_where_removing_them_would_lose_something(code):
+    migrated = migrate("import torch\n" + code)
+    assert "pass\n" in migrated, migrated
 
 
 def test_a_collapsed_branch_keeps_the_sync_of_the_loop_around_it():

@@ -94,11 +94,15 @@ class RuleRunner:
         return updated
 
     def _collapse(self, original: cst.If, updated: cst.If) -> cst.If:
-        """Notes an ``if`` whose branches the fixes made the same code; its block puts the
-        branch in its place, once the rules have left that block (migrate_xla/branches.py)."""
+        """Notes an ``if`` whose branches the fixes made the same code, or whose block they emptied
+        (its ``else`` too, or it has none); its block puts the branch in its place (a removed line
+        for ``pass``), once the rules have left that block (migrate_xla/branches.py)."""
         if type(updated.orelse) is cst.If and self.collapsed.pop(id(updated.orelse.body), None) is not None:
             updated = updated.with_changes(orelse=branches.as_else(updated.orelse))  # the last `elif`
-        if branches.collapsible_if(original, updated, self.qualname):
+        updated = branches.without_emptied_else(original, updated)
+        if branches.collapsible_if(original, updated, self.qualname) or branches.emptied_if(
+            original, updated, self.qualname
+        ):
             self.collapsed[id(updated.body)] = updated.body
         return updated
 

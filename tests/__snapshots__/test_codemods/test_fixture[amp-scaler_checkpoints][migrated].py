@@ -35,8 +35,6 @@ def load_checkpoint(path):
     checkpoint = torch.load(path, map_location="cpu")
     model.load_state_dict(checkpoint["model"])
     optimizer.load_state_dict(checkpoint["optimizer"])
-    if "scaler" in checkpoint:
-        pass
     return checkpoint["epoch"]
 
 
