@@ -9,7 +9,7 @@ import re
 import libcst as cst
 
 from codemods.recompilation.common import RECOMPILATION_DOC, TRAINING_PATH, in_training_path
-from migrate_xla.rule import GAP, ON_ACCELERATOR, Rule, names_trigger, snippet
+from migrate_xla.rule import GAP, ON_ACCELERATOR, Rule, call_arg, names_trigger, snippet, subtree
 
 # Ops whose result has as many elements as the data says: torch function -> what to do instead.
 SELECT_HINT = (
@@ -29,6 +29,22 @@ SHAPE_OPS = {
 }
 MASK_NAME = re.compile(r"mask", re.IGNORECASE)
 INDEX_NAME = re.compile(r"idx|index|indices|ids?$|pos", re.IGNORECASE)
+# what makes integer positions: an index tensor, whatever the name it is given
+INDEX_CALLS = frozenset(
+    {
+        "torch.randperm",
+        "torch.arange",
+        "torch.argsort",
+        "torch.randint",
+        "torch.multinomial",
+        "torch.LongTensor",
+        "torch.cuda.LongTensor",
+        "numpy.arange",
+        "numpy.random.permutation",
+        "numpy.random.choice",
+    }
+)
+INDEX_METHODS = frozenset({"argsort", "argmax", "argmin", "long", "to", "cuda", "cpu", "flatten", "view", "reshape"})
 
 
 class DataDependentShape(Rule):
@@ -47,7 +63,11 @@ class DataDependentShape(Rule):
     non-torch functions are not. A subscript is taken for a boolean mask when its index
     is a comparison (``x[y > 0]``), an inversion or ``&`` / ``|`` of masks, a
     ``.bool()`` call, or a name with ``mask`` in it that is not an index
-    (``mask_idx``). Only the training path is looked at (module docstring).
+    (``mask_idx``) and that the file does not give integer positions: a name assigned, or a
+    parameter passed at each call of its function, a slice or element of ``torch.randperm``,
+    ``torch.arange`` and the like, or a name with ``idx`` in it (``def train(mask_train)``
+    called with ``idx_train = idx[1600:]`` of ``idx = torch.randperm(n)``: an integer index).
+    Only the training path is looked at (module docstring).
     """
 
     CODE = "XLA702"
@@ -77,6 +97,15 @@ class DataDependentShape(Rule):
         f"needed; see {RECOMPILATION_DOC}\n"
         "    loss = loss_fn(model(x)[y > 0], y[y > 0])\n"
     )
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.module: cst.Module | None = None
+        self.stores: dict[str, list[cst.BaseExpression]] | None = None  # name -> the values the file gives it
+        self.calls: dict[str, list[cst.Call]] = {}  # function name -> its calls
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.module = node
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         func = original.func
@@ -128,7 +157,77 @@ class DataDependentShape(Rule):
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
             return node.func.attr.value == "bool" and not node.args
         name = node.value if isinstance(node, cst.Name) else node.attr.value if isinstance(node, cst.Attribute) else ""
-        return bool(MASK_NAME.search(name)) and not INDEX_NAME.search(name)
+        if not MASK_NAME.search(name) or INDEX_NAME.search(name):
+            return False
+        return not (isinstance(node, cst.Name) and self._holds_positions(node.value))
+
+    # -- a name with mask in it that holds integer positions (``mask_train`` given ``idx[1600:]``
+    # of ``idx = torch.randperm(n)``): an integer index, whose result has a fixed shape
+
+    def _holds_positions(self, name: str) -> bool:
+        """Every value the file gives ``name`` is integer positions: what it is assigned, or, for a
+        parameter of the enclosing function, what each call of the function passes there."""
+        self._learn_file()
+        function = next((s for s in reversed(self.ctx.statements) if isinstance(s, cst.FunctionDef)), None)
+        params = [p.name.value for p in function.params.params] if function is not None else []
+        if name in params:
+            calls = self.calls.get(function.name.value, [])
+            passed = [call_arg(call, params.index(name), name) for call in calls]
+            return bool(calls) and all(arg is not None and self._positions(arg.value, 0) for arg in passed)
+        values = self.stores.get(name, [])
+        return bool(values) and all(self._positions(value, 0) for value in values)
+
+    def _positions(self, node: cst.BaseExpression, depth: int) -> bool:
+        """Whether ``node`` is integer positions: made by ``torch.randperm`` and the like, a slice
+        or element of such, moved (``.to(device)``), or a name given only such (or named so)."""
+        if depth > 8:
+            return False
+        if isinstance(node, cst.Name):
+            if INDEX_NAME.search(node.value) and not MASK_NAME.search(node.value):
+                return True
+            values = self.stores.get(node.value, [])
+            return bool(values) and all(self._positions(value, depth + 1) for value in values)
+        if isinstance(node, cst.Subscript):
+            return self._positions(node.value, depth + 1)
+        if isinstance(node, cst.Call):
+            if self.qualname(node.func) in INDEX_CALLS:
+                return True
+            func = node.func
+            return (
+                isinstance(func, cst.Attribute)
+                and func.attr.value in INDEX_METHODS
+                and self._positions(func.value, depth + 1)
+            )
+        return False
+
+    def _learn_file(self) -> None:
+        """The file's assignments to plain names (tuples element by element) and calls of names,
+        once; they may be anywhere in it."""
+        if self.stores is not None:
+            return
+        self.ctx.need_whole_module()
+        self.stores = {}
+        for node in subtree(self.module) if self.module is not None else ():
+            if isinstance(node, cst.Assign):
+                for target in node.targets:
+                    self._store(target.target, node.value)
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+                self.calls.setdefault(node.func.value, []).append(node)
+
+    def _store(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            self.stores.setdefault(target.value, []).append(value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            values = value.elements if isinstance(value, (cst.Tuple, cst.List)) else None
+            for index, element in enumerate(target.elements):
+                if (
+                    values is not None
+                    and len(values) == len(target.elements)
+                    and not isinstance(element, cst.StarredElement)
+                ):
+                    self._store(element.value, values[index].value)
+                elif isinstance(element.value, cst.Name):  # unknown: not positions
+                    self.stores.setdefault(element.value.value, []).append(cst.Name("None"))
 
     def _is_assigned(self, node: cst.Subscript) -> bool:
         statement = self.ctx.statements[-1] if self.ctx.statements else None
