@@ -53,7 +53,7 @@ _BINDING_FIELDS = (cst.Param, cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cs
 
 def _why_off(flag: str, what: str) -> str:
     return (
-        f"`{flag}` asks whether a GPU is there and selects {what}, which still needs CUDA: `{flag}` is now "
+        f"`{flag}` asks whether a GPU is there and leads to {what}, which still needs CUDA: `{flag}` is now "
         "`False`, so what it selects runs on the CPU as on a machine without a GPU; convert it by hand "
         "(`torch.empty/torch.tensor(..., dtype=..., device=torch_xla.device())`, `x.to(device, dtype)`) "
         "and restore the check"
@@ -100,6 +100,7 @@ class LegacyTensorType(Rule):
     )
     REQUIRES = (CUDA_WORD,)
     BEFORE = (
+        "import numpy as np\n"
         "cuda = True if torch.cuda.is_available() else False\n"
         "Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor\n"
         "valid = Tensor(imgs.size(0), 1).fill_(1.0)\n"
@@ -107,6 +108,7 @@ class LegacyTensorType(Rule):
         "real = imgs.type(Tensor)\n"
     )
     AFTER = (
+        "import numpy as np\n"
         "cuda = True if torch.cuda.is_available() else False\n"
         "valid = torch.empty(imgs.size(0), 1, dtype=torch.float32, device=torch_xla.device()).fill_(1.0)\n"
         "z = torch.tensor(np.random.normal(0, 1, (64, 100)), dtype=torch.float32, device=torch_xla.device())\n"
@@ -190,11 +192,12 @@ class LegacyTensorType(Rule):
                 direct_calls.append((parent, ancestors[:-1], legacy))
             elif isinstance(parent, cst.Arg) and self._is_type_call(grand, parent):
                 direct_types.append((grand, ancestors[:-2], legacy))
-            elif not (
-                (isinstance(parent, cst.IfExp) and self._legacy_value(parent) is not None)
-                or (isinstance(parent, cst.Assign) and parent.value is node)
+            elif not _named_value(node, ancestors) and not (
+                isinstance(parent, cst.IfExp)
+                and self._legacy_value(parent) is not None
+                and _named_value(parent, ancestors[:-1])
             ):
-                unconverted.append((node, ancestors))
+                unconverted.append((node, ancestors))  # isinstance(x, T), self.T = T, set_default_tensor_type(T)
         named = {
             name: values
             for name, values in bindings.items()
@@ -206,16 +209,21 @@ class LegacyTensorType(Rule):
             why = self._named_plan(name, values, nodes, flags, devices, top)[0]
             if why is None:
                 continue
-            for value, _ in values:
+            for value, ancestors in values:
                 found = self._legacy_value(value) if value is not None else None
                 cond = found[1] if found is not None else None
-                if isinstance(cond, cst.Name) and cond.value in flags:
-                    off.setdefault(cond.value, f"`{snippet(value)}` ({why})")
-                elif cond is not None and self._is_availability(cond):
-                    self.tests_off[id(cond)] = _why_off(code_of(cond), f"`{snippet(value)}` ({why})")
+                checks = [cond] if cond is not None else []
+                for check in [*checks, *_guarding_checks(ancestors[-1], ancestors[:-1])] if ancestors else checks:
+                    if isinstance(check, cst.Name) and check.value in flags:
+                        off.setdefault(check.value, f"`{snippet(value)}` ({why})")
+                    elif self._availability_call(check):
+                        self.tests_off[id(check)] = _why_off(code_of(check), f"`{snippet(value)}` ({why})")
         for node, ancestors in unconverted:
-            for flag in _guarding_flags(node, ancestors, flags):
-                off.setdefault(flag, f"`{snippet(node)}`")
+            for check in _guarding_checks(node, ancestors):
+                if isinstance(check, cst.Name) and check.value in flags:
+                    off.setdefault(check.value, f"`{snippet(node)}`")
+                elif self._availability_call(check):
+                    self.tests_off[id(check)] = _why_off(code_of(check), f"`{snippet(node)}`")
         for name, why in off.items():
             for _, ancestors in bindings[name]:
                 self.flags_off[id(ancestors[-1])] = _why_off(name, why)
@@ -225,7 +233,9 @@ class LegacyTensorType(Rule):
             if why is None:
                 self.calls.update(calls)
                 self.type_calls.update(types)
-                self.removed.update(id(ancestors[-1]) for _, ancestors in values)
+                uses = [node for node, _ in nodes if id(node) in calls or id(node) in types]
+                if not any(self.ctx.silenced(self.CODE, use) for use in uses):  # a use left as it is needs the name
+                    self.removed.update(id(ancestors[-1]) for _, ancestors in values)
         for call, ancestors, legacy in direct_calls:
             kind = self._call_kind(call)
             if kind is not None:
@@ -604,12 +614,21 @@ def _and_operands(test: cst.CSTNode):
         yield test
 
 
-def _guarding_flags(node, ancestors, flags):
-    """The availability flags whose true branch holds ``node``: ``if cuda: ... node ...``."""
+def _named_value(node: cst.CSTNode, ancestors) -> bool:
+    """Whether ``node`` is the value of ``name = node`` (the names bound to a type are planned by name)."""
+    parent = ancestors[-1] if ancestors else None
+    return (
+        isinstance(parent, cst.Assign)
+        and parent.value is node
+        and len(parent.targets) == 1
+        and isinstance(parent.targets[0].target, cst.Name)
+    )
+
+
+def _guarding_checks(node, ancestors):
+    """The operands of the tests whose true branch holds ``node``: ``cuda`` in ``if cuda: ... node ...``."""
     below = node
     for ancestor in reversed(ancestors):
         if isinstance(ancestor, (cst.If, cst.IfExp)) and below is ancestor.body:
-            for operand in _and_operands(ancestor.test):
-                if isinstance(operand, cst.Name) and operand.value in flags:
-                    yield operand.value
+            yield from _and_operands(ancestor.test)
         below = ancestor

@@ -24,7 +24,7 @@ batch = torch.empty(8, 4, dtype=torch.float32, device=device).normal_()
 target = batch.sum(1, keepdim=True).to(device, torch.float32)
 
 # A second script in one file: its flag selects a type that is also checked with isinstance
-# TODO(xla-migrate): XLA110 `cuda` asks whether a GPU is there and selects `torch.cuda.ByteTensor if cuda else torch.ByteTensor` (`isinstance(x, ByteTensor)`), which still needs CUDA: `cuda` is now `False`, so what it selects runs on the CPU as on a machine without a GPU; convert it by hand (`torch.empty/torch.tensor(..., dtype=..., device=torch_xla.device())`, `x.to(device, dtype)`) and restore the check
+# TODO(xla-migrate): XLA110 `cuda` asks whether a GPU is there and leads to `torch.cuda.ByteTensor if cuda else torch.ByteTensor` (`isinstance(x, ByteTensor)`), which still needs CUDA: `cuda` is now `False`, so what it selects runs on the CPU as on a machine without a GPU; convert it by hand (`torch.empty/torch.tensor(..., dtype=..., device=torch_xla.device())`, `x.to(device, dtype)`) and restore the check
 cuda = False
 # TODO(xla-migrate): XLA899 `torch.cuda.ByteTensor` is a legacy CUDA tensor type: create the tensor with its dtype (`torch.tensor(..., dtype=...)`) and move it with `.to(torch_xla.device())`; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
 ByteTensor = torch.cuda.ByteTensor if cuda else torch.ByteTensor
@@ -37,8 +37,15 @@ def is_mask(x):
 
 
 mask = ByteTensor(8).fill_(1)
-# TODO(xla-migrate): XLA110 `torch.cuda.is_available()` asks whether a GPU is there and selects `torch.cuda.IntTensor if torch.cuda.is_available() else to...` (`IntTensor.__name__`), which still needs CUDA: `torch.cuda.is_available()` is now `False`, so what it selects runs on the CPU as on a machine without a GPU; convert it by hand (`torch.empty/torch.tensor(..., dtype=..., device=torch_xla.device())`, `x.to(device, dtype)`) and restore the check
+# TODO(xla-migrate): XLA110 `torch.cuda.is_available()` asks whether a GPU is there and leads to `torch.cuda.IntTensor if torch.cuda.is_available() else to...` (`IntTensor.__name__`), which still needs CUDA: `torch.cuda.is_available()` is now `False`, so what it selects runs on the CPU as on a machine without a GPU; convert it by hand (`torch.empty/torch.tensor(..., dtype=..., device=torch_xla.device())`, `x.to(device, dtype)`) and restore the check
 # TODO(xla-migrate): XLA899 `torch.cuda.IntTensor` is a legacy CUDA tensor type: create the tensor with its dtype (`torch.tensor(..., dtype=...)`) and move it with `.to(torch_xla.device())`; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
 IntTensor = torch.cuda.IntTensor if False else torch.IntTensor
 counts = IntTensor(3).zero_()
 print(IntTensor.__name__)
+
+
+class Sampler:
+    def __init__(self):
+        # TODO(xla-migrate): XLA110 `torch.cuda.is_available()` asks whether a GPU is there and leads to `torch.cuda.FloatTensor`, which still needs CUDA: `torch.cuda.is_available()` is now `False`, so what it selects runs on the CPU as on a machine without a GPU; convert it by hand (`torch.empty/torch.tensor(..., dtype=..., device=torch_xla.device())`, `x.to(device, dtype)`) and restore the check
+        # TODO(xla-migrate): XLA899 `torch.cuda.FloatTensor` is a legacy CUDA tensor type: create the tensor with its dtype (`torch.tensor(..., dtype=...)`) and move it with `.to(torch_xla.device())`; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
+        self.Tensor = torch.cuda.FloatTensor if False else torch.FloatTensor
