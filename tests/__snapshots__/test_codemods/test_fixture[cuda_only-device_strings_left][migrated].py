@@ -1,12 +1,12 @@
-"""CUDA device strings in places no rule rewrites: flagged, while messages that say "cuda" are not. [XLA899]"""
+"""CUDA device strings in places no rule rewrites: flagged, while messages that say "cuda" are not. [XLA111, XLA899]"""
 
 import argparse
 
 import torch
+import torch_xla
 
 parser = argparse.ArgumentParser()
-# TODO(xla-migrate): XLA899 `"cuda"` names a CUDA device: on XLA use `torch_xla.device()` (or `"xla"`), and load checkpoints with `map_location="cpu"`; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
-parser.add_argument("--device", choices=["cuda", "cpu"], help="where to train")
+parser.add_argument("--device", choices=["cuda", "cpu", "xla"], help="where to train", type=lambda name: "xla" if name.startswith("cuda") else name)
 args = parser.parse_args()
 
 # TODO(xla-migrate): XLA899 `"cuda"` names a CUDA device: on XLA use `torch_xla.device()` (or `"xla"`), and load checkpoints with `map_location="cpu"`; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html

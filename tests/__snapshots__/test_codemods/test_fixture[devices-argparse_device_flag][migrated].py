@@ -1,4 +1,4 @@
-"""An argparse `--device cuda` option whose value becomes the device. [XLA102, XLA109]"""
+"""An argparse `--device cuda` option whose value becomes the device. [XLA102, XLA109, XLA111]"""
 
 import argparse
 
@@ -9,8 +9,8 @@ import torch_xla
 torch.__future__.set_swap_module_params_on_conversion(True)
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--device", type=str, default="xla", help="device to train on")
-parser.add_argument('--eval-device', default='xla')
+parser.add_argument("--device", type=lambda name: "xla" if name.startswith("cuda") else name, default="xla", help="device to train on")
+parser.add_argument('--eval-device', default='xla', type=lambda name: 'xla' if name.startswith('cuda') else name)
 parser.add_argument("--epochs", type=int, default=3)
 args = parser.parse_args()
 
