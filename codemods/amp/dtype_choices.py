@@ -49,6 +49,9 @@ class Choice:
     read: set[int] = field(default_factory=set)  # id of each reference the choice reads
     unknown: str | None = None  # what it depends on that the file does not show
     shared: cst.CSTNode | None = None  # a use of one of its names outside the choice
+    # argparse options whose string the run passes to getattr(torch, ...): a default is
+    # mapped here, a value given at run time only where the option is read (XLA406)
+    options: dict[int, cst.Call] = field(default_factory=dict)
 
     @property
     def mapped(self) -> bool:
@@ -196,6 +199,13 @@ class _ChoiceFinder:
             choice.keys[key] = None
         return values or None
 
+    def _option(self, node: cst.CSTNode) -> cst.Call | None:
+        """The ``add_argument`` call whose value ``args.name`` is, when the file assigns it nothing else."""
+        key = target_key(node)
+        if key is None or "." not in key or self.values.get(key):
+            return None
+        return self.options.get(key.rsplit(".", 1)[-1])
+
     def _unknown(self, choice: Choice, node: cst.CSTNode) -> None:
         choice.unknown = choice.unknown or snippet(node)
 
@@ -273,6 +283,9 @@ class _ChoiceFinder:
             values = self._name(choice, node)
             if values is None and required:
                 self._unknown(choice, node)
+            option = self._option(node) if values and required else None
+            if option is not None:
+                choice.options[id(option)] = option
             for value in values or ():
                 self._string(choice, value, valid, required)
         elif required:
