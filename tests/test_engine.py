@@ -288,6 +288,9 @@ def test_rewriter_does_not_import_torch():
             "XLA703",
         ),
         ("import torch as t\nimport torch_xla\ndef fit(x):\n    assert not t.isinf(x)\n", "XLA703"),
+        ("from torch.nn import functional as nnf\ny = nnf.celu(x)\n", "XLA901"),
+        ("from torch.nn.modules.activation import SELU as Act\nm = Act()\n", "XLA901"),
+        ("import torch_xla\nnet.share_memory()\n", "XLA611"),
     ],
 )
 def test_triggers_see_aliases(code, rule):

@@ -264,3 +264,59 @@ def test_the_sampling_message_says_why_cropping_does_not_help():
     [message] = [d.message for d in diagnostics]
     assert "the crop `idx[:, -block_size:]` does not help" in message and "buf[:, t] = y" in message
     assert migrated.count(TODO_PREFIX) == 1 and migrate(migrated) == migrated
+
+
+def test_a_mask_named_parameter_given_randperm_positions_is_no_boolean_mask():
+    # a graph network's split: the training function calls its index `mask_train`
+    code = """\
+        import torch
+
+        def train(model, x, y, mask_train):
+            out = model(x)
+            return (out[mask_train] - y[mask_train]).pow(2).mean()
+
+        def evaluate(model, x, y, mask):
+            return model(x)[mask].sum()
+
+        perm = torch.randperm(100).cuda()
+        idx_val, idx_train = perm[:20], perm[20:]
+        for _ in range(5):
+            train(model, x, y, idx_train)
+            evaluate(model, x, y, y > 0)
+            evaluate(model, x, y, idx_val)
+        """
+    flagged = findings(textwrap.dedent(code), select=["XLA702"])
+    assert flagged == [(8, "XLA702")]  # `mask` is also given `y > 0`: a boolean mask
+
+
+def test_share_memory_without_workers_is_an_error_that_says_to_remove_it():
+    code = "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\nmodel.share_memory()\n"
+    migrated, diagnostics = migrate_with_findings(code)
+    (finding,) = [d for d in diagnostics if d.code == "XLA611"]
+    assert finding.severity == "error" and "remove it" in finding.message and "Hogwild" not in finding.message
+    assert f"{TODO_PREFIX}XLA611" in migrated and "model.share_memory()\n" in migrated  # left as it is
+
+
+@pytest.mark.parametrize(
+    "code, expected, helper",
+    [
+        ("import torch.nn.functional as F\ny = F.elu(x)\n", "y = xla_elu(x)", "xla_elu"),
+        ("from torch.nn.functional import celu\ny = celu(x, 2.0)\n", "y = xla_celu(x, 2.0)", "xla_celu"),
+        ("import torch\ny = torch.selu(x)\n", "y = xla_selu(x)", "xla_selu"),
+        ("import torch.nn as nn\nm = nn.Sequential(nn.ELU(alpha=0.5))\n", "nn.Sequential(XlaELU(alpha=0.5))", "XlaELU"),
+        ("from torch import nn\ndef block(act=nn.SELU):\n    return act()\n", "def block(act=XlaSELU):", "XlaSELU"),
+        ("import torch.nn.functional as F\ny = F.elu(x, inplace=flag)\n", "y = xla_elu(x, inplace=flag)", "xla_elu"),
+    ],
+)
+def test_elu_family_calls_and_references_are_renamed_to_the_helpers(code, expected, helper):
+    migrated = migrate(code, unsafe_fixes=True)
+    assert expected in migrated
+    assert migrated.count(f"def {helper}(") + migrated.count(f"class {helper}(") == 1
+    assert migrate(migrated, unsafe_fixes=True) == migrated
+    compile(migrated, "<migrated>", "exec")
+
+
+def test_elu_family_is_reported_without_unsafe_fixes_and_in_place_forms_are_not():
+    code = "import torch.nn.functional as F\ny = F.elu(x)\nz = F.elu(y, inplace=True)\nw = F.elu_(z)\n"
+    migrated, diagnostics = migrate_with_findings(code)
+    assert migrated == code and [(d.line, d.code, d.fixed) for d in diagnostics] == [(2, "XLA901", False)]

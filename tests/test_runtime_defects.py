@@ -1,0 +1,161 @@
+"""The defects of the installed torch_xla that docs/runtime_defects.md lists, measured.
+
+Each test runs torch and torch_xla in a child process on CPU PJRT (this process never
+imports torch, as in test_verify.py) and asserts that its defect is still there: when an
+upgrade of torch_xla fixes one, its test fails, and the rule that works around it (XLA9xx,
+codemods/runtime_defects/) and its row in the table can go. The workarounds the rules
+write are measured in the same child: they must give the CPU's gradients.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from codemods.runtime_defects.elu_backward import HELPERS
+
+pytestmark = pytest.mark.slow
+
+# Each case gets inputs of its own length: torch_xla caches compiled graphs by the hash of
+# their IR, and a second case of the same shape could get the first one's graph (the alpha
+# of elu_backward is not in its hash: test_elu_backward_graphs_of_another_alpha_are_reused).
+CHILD = """
+import json
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torch_xla
+
+DEVICE = torch_xla.device()  # before the first backward: autograd sizes its device queues then
+
+{helpers}
+
+CASES = {{
+    "F.elu": lambda x: F.elu(x),
+    "F.elu alpha=0.5": lambda x: F.elu(x, alpha=0.5),
+    "F.selu": lambda x: F.selu(x),
+    "F.celu alpha=2": lambda x: F.celu(x, alpha=2.0),
+    "torch.selu": lambda x: torch.selu(x),
+    "torch.celu alpha=2": lambda x: torch.celu(x, 2.0),
+    "nn.ELU": nn.ELU(),
+    "nn.SELU": nn.SELU(),
+    "nn.CELU alpha=2": nn.CELU(2.0),
+    "F.elu inplace": lambda x: F.elu(x * 1, inplace=True),
+    "F.selu inplace": lambda x: F.selu(x * 1, inplace=True),
+    "F.celu inplace alpha=2": lambda x: F.celu(x * 1, alpha=2.0, inplace=True),
+    "nn.ELU inplace": lambda x: nn.ELU(inplace=True)(x * 1),
+    "xla_elu": lambda x: xla_elu(x),
+    "xla_elu alpha=0.5": lambda x: xla_elu(x, alpha=0.5),
+    "xla_selu": lambda x: xla_selu(x),
+    "xla_celu alpha=2": lambda x: xla_celu(x, 2.0),
+    "XlaELU": XlaELU(),
+    "XlaSELU": XlaSELU(),
+    "XlaCELU alpha=2": XlaCELU(alpha=2.0),
+}}
+POINTS = [-2.0, -0.5, 0.0, 0.5, 2.0, 100.0]
+
+
+def run(f, x, device):
+    x = x.clone().to(device).requires_grad_(True)
+    y = f(x)
+    y.sum().backward()
+    return y.detach().cpu().tolist(), x.grad.cpu().tolist()
+
+
+results = {{}}
+for length, (name, f) in enumerate(CASES.items(), start=len(POINTS)):
+    x = torch.tensor(POINTS + [-1.0] * (length - len(POINTS)))  # a length of its own
+    cpu, xla = run(f, x, "cpu"), run(f, x, DEVICE)
+    results[name] = {{"cpu": [v[: len(POINTS)] for v in cpu], "xla": [v[: len(POINTS)] for v in xla]}}
+
+# the same backward-only graph with another alpha, in one process
+x = torch.tensor([-2.0, -0.5, 0.5, 2.0] + [-3.0] * 60)  # a length no case above has
+first = run(lambda t: F.elu(t), x, DEVICE)[1]
+second = run(lambda t: F.elu(t, alpha=0.5), x, DEVICE)[1]
+results["alpha reuse"] = {{"first": first, "second": second, "cpu": run(lambda t: F.elu(t, alpha=0.5), x, "cpu")[1]}}
+print("RESULTS " + json.dumps(results))
+"""
+
+
+@pytest.fixture(scope="module")
+def measured() -> dict:
+    code = CHILD.format(helpers="\n".join(textwrap.dedent(text) for text in HELPERS.values()))
+    env = {**os.environ, "PJRT_DEVICE": "CPU"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    line = next(line for line in done.stdout.splitlines() if line.startswith("RESULTS "))
+    return json.loads(line.removeprefix("RESULTS "))
+
+
+def close(a: list[float], b: list[float], tol: float = 1e-5) -> bool:
+    return all(abs(x - y) <= tol * max(1.0, abs(y)) for x, y in zip(a, b, strict=True))
+
+
+WRONG = ["F.elu", "F.elu alpha=0.5", "F.selu", "F.celu alpha=2", "torch.selu", "torch.celu alpha=2"]
+WRONG += ["nn.ELU", "nn.SELU", "nn.CELU alpha=2"]
+
+
+@pytest.mark.parametrize("case", WRONG)
+def test_elu_selu_celu_backward_is_wrong_for_negative_inputs(measured, case):
+    """XLA901: torch_xla 2.9.0 reads elu_backward's last argument as ELU's output, and autograd
+    passes the input: the gradient at x < 0 is input_scale * (x + alpha * scale)."""
+    (cpu_out, cpu_grad), (xla_out, xla_grad) = measured[case]["cpu"], measured[case]["xla"]
+    assert close(xla_out, cpu_out), "the forward is right"
+    assert close(xla_grad[3:], cpu_grad[3:]), "the gradient for positive inputs is right"
+    assert not close(xla_grad[:2], cpu_grad[:2]), f"{case}: the backward of ELU is right now (XLA901 can go)"
+    if case in ("F.elu", "nn.ELU"):
+        assert xla_grad[0] == pytest.approx(-1.0) and cpu_grad[0] == pytest.approx(0.1353, abs=1e-4)
+
+
+@pytest.mark.parametrize("case", ["F.elu inplace", "F.selu inplace", "F.celu inplace alpha=2", "nn.ELU inplace"])
+def test_in_place_forms_are_right(measured, case):
+    """Autograd passes ELU's output to elu_backward for an in-place ELU: what torch_xla reads."""
+    (cpu_out, cpu_grad), (xla_out, xla_grad) = measured[case]["cpu"], measured[case]["xla"]
+    assert close(xla_out, cpu_out) and close(xla_grad, cpu_grad)
+
+
+@pytest.mark.parametrize(
+    "case, reference",
+    [
+        ("xla_elu", "F.elu"),
+        ("xla_elu alpha=0.5", "F.elu alpha=0.5"),
+        ("xla_selu", "F.selu"),
+        ("xla_celu alpha=2", "F.celu alpha=2"),
+        ("XlaELU", "nn.ELU"),
+        ("XlaSELU", "nn.SELU"),
+        ("XlaCELU alpha=2", "nn.CELU alpha=2"),
+    ],
+)
+def test_what_xla901_writes_gives_the_cpu_values_and_gradients(measured, case, reference):
+    """On XLA as on the CPU, at 0 (ELU's gradient there is alpha) and at 100 (no NaN through
+    the branch torch.where does not take) too."""
+    cpu_out, cpu_grad = measured[reference]["cpu"]
+    for out, grad in (measured[case]["xla"], measured[case]["cpu"]):
+        assert close(out, cpu_out) and close(grad, cpu_grad), (case, grad, cpu_grad)
+
+
+def test_elu_backward_graphs_of_another_alpha_are_reused(measured):
+    """A second defect of the same lowering: alpha is not in the hash of elu_backward's IR
+    node, so a graph that is only the backward (the input on the device, the forward not in
+    it) compiled for alpha = 1 is reused for alpha = 0.5. In a training step the forward's
+    ELU, whose alpha is hashed, is in the graph too; XLA901's fix avoids both."""
+    reuse = measured["alpha reuse"]
+    assert reuse["second"] == reuse["first"] != pytest.approx(reuse["cpu"]), "alpha is in the hash now"
+
+
+def test_graph_attention_example_drifts_without_the_fix(tmp_path, monkeypatch):
+    """End to end: without XLA901's fix the example's losses leave the GPU's at step 2 (7e-3
+    relative in float64; 4e-2 by step 8); with it (test_verify's example test) they agree."""
+    from conftest import EXAMPLES
+    from migrate_xla.verify import Settings, verify
+
+    (example,) = [p for p in EXAMPLES if p.stem == "graph_attention_elu"]
+    monkeypatch.chdir(tmp_path)
+    result = verify(example, [], Settings(steps=4, unsafe_fixes=False))
+    assert result.verdict == "mismatch", result.message
