@@ -26,7 +26,9 @@ class SyncInEvaluationLoop(Rule):
     ``torch.inference_mode()`` (a ``with`` block or a decorator) that runs a model
     (``model(x)``, ``net(x)``, ``self.encoder(x)``) or moves data to a device gets
     ``torch_xla.sync()`` at the end of its body; of nested loops, only the innermost
-    that qualifies (a sync per inner iteration already cuts the outer loop's graph).
+    that qualifies (a sync per inner iteration already cuts the outer loop's graph). A
+    sampling loop that XLA705 cuts every token (it feeds a growing ``idx`` back to the model)
+    gets no sync at its end: that would make the concatenation a graph of its own each token.
     """
 
     CODE = "XLA203"
@@ -105,6 +107,8 @@ class SyncInEvaluationLoop(Rule):
             return updated
         self.loops.discard(id(original))
         self.loops.difference_update(self.enclosing)  # the innermost loop's sync bounds the graph: one is enough
+        if id(original) in self.ctx.shared.get("sampling_loops", ()):
+            return updated  # XLA705 cuts a sampling loop every token, and a sync at its end would cost a graph a token
         sync = cst.SimpleStatementLine(body=[cst.Expr(cst.parse_expression("torch_xla.sync()"))])
         body = updated.body.with_changes(body=[*updated.body.body, sync])
         return self.replace(

@@ -13,6 +13,7 @@ class CharModel(torch.nn.Module):
         for _ in range(max_new_tokens):
             logits = self(idx)[:, -1, :]
             _, idx_next = torch.topk(F.softmax(logits, dim=-1), k=1, dim=-1)
+            torch_xla.sync()
             # TODO(xla-migrate): XLA705 `idx = torch.cat((idx, idx_next), dim=1)` makes `idx` longer at every iteration of the loop: every length is a new shape, and XLA compiles a new graph for each (a graph a token when sampling text); write into a tensor allocated once at its full size instead (`buf = x.new_zeros(B, T_MAX)`, then `buf[:, t] = y` at position `t`) and let the model read a fixed-length window of it with a mask of the positions filled so far; or run this loop on a CPU copy of the model, where a new shape costs no compilation; see the migration guide's "Understanding Recompilations" (https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html) and https://docs.pytorch.org/xla/master/perf/recompilation.html
             idx = torch.cat((idx, idx_next), dim=1)
         return idx

@@ -9,9 +9,9 @@ def generate(model, idx, steps, device):
     for _ in range(steps):
         logits, _ = model(idx.to(device))
         next_token = logits[:, -1, :].argmax(dim=-1, keepdim=True)
+        torch_xla.sync()
         # TODO(xla-migrate): XLA705 `idx = torch.cat((idx, next_token.cpu()), dim=1)` makes `idx` longer at every iteration of the loop: every length is a new shape, and XLA compiles a new graph for each (a graph a token when sampling text); write into a tensor allocated once at its full size instead (`buf = x.new_zeros(B, T_MAX)`, then `buf[:, t] = y` at position `t`) and let the model read a fixed-length window of it with a mask of the positions filled so far; or run this loop on a CPU copy of the model, where a new shape costs no compilation; see the migration guide's "Understanding Recompilations" (https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html) and https://docs.pytorch.org/xla/master/perf/recompilation.html
         idx = torch.cat((idx, next_token.cpu()), dim=1)
-        torch_xla.sync()
     return idx
 
 

@@ -21,6 +21,7 @@ class GPT(nn.Module):
         for _ in range(max_new_tokens):
             # crop the context to block_size: the same length only once idx holds block_size tokens
             idx_cond = idx if idx.size(1) <= self.block_size else idx[:, -self.block_size:]
+            torch_xla.sync()
             logits = self(idx_cond)
             logits = logits[:, -1, :] / temperature
             if top_k is not None:
@@ -29,7 +30,7 @@ class GPT(nn.Module):
                 logits[logits < v[:, [-1]]] = -float("Inf")
             probs = F.softmax(logits, dim=-1)
             idx_next = torch.multinomial(probs, num_samples=1)
-            # TODO(xla-migrate): XLA705 `idx = torch.cat((idx, idx_next), dim=1)` makes `idx` longer at every iteration of the loop: every length is a new shape, and XLA compiles a new graph for each (a graph a token when sampling text); write into a tensor allocated once at its full size instead (`buf = x.new_zeros(B, T_MAX)`, then `buf[:, t] = y` at position `t`) and let the model read a fixed-length window of it with a mask of the positions filled so far; or run this loop on a CPU copy of the model, where a new shape costs no compilation; the crop `idx[:, -self.block_size:]` does not help: it keeps the shape only once `idx` is that long, and `idx` itself still grows; see the migration guide's "Understanding Recompilations" (https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html) and https://docs.pytorch.org/xla/master/perf/recompilation.html
+            torch_xla.sync()
             idx = torch.cat((idx, idx_next), dim=1)
         return idx
 
@@ -39,6 +40,7 @@ def sample_callback(model, device, steps=500):
     while context.size(1) < steps:
         logits = model(context)[:, -1, :]
         next_token = torch.argmax(logits, dim=-1, keepdim=True)
+        torch_xla.sync()
         # TODO(xla-migrate): XLA705 `context = torch.cat([context, next_token], dim=1)` makes `context` longer at every iteration of the loop: every length is a new shape, and XLA compiles a new graph for each (a graph a token when sampling text); write into a tensor allocated once at its full size instead (`buf = x.new_zeros(B, T_MAX)`, then `buf[:, t] = y` at position `t`) and let the model read a fixed-length window of it with a mask of the positions filled so far; or run this loop on a CPU copy of the model, where a new shape costs no compilation; see the migration guide's "Understanding Recompilations" (https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html) and https://docs.pytorch.org/xla/master/perf/recompilation.html
         context = torch.cat([context, next_token], dim=1)
     return context
