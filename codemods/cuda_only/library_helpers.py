@@ -1,0 +1,170 @@
+"""XLA811: CUDA-bound helpers of installed libraries: timm's prefetching loader gets the
+XLA device, the others are flagged by name with what to use instead (the migration
+guide's "Unsupported Operations" and "Automatic Mixed Precision")."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.cuda_only.common import GUIDE, CudaOnlyApi
+from migrate_xla.rule import EQUAL, SAFE, TORCH_XLA, call_arg, code_of, snippet, string_value, words
+
+AMP_GUIDE = "https://docs.pytorch.org/xla/master/perf/amp.html"
+SDPA = "`torch.nn.functional.scaled_dot_product_attention`"
+
+# timm's loaders, which copy each batch to `device` (default: CUDA; a CUDA stream when it is one)
+TIMM_LOADERS = {
+    "timm.data.create_loader": "create_loader",
+    "timm.data.loader.create_loader": "create_loader",
+    "timm.data.PrefetchLoader": "PrefetchLoader",
+    "timm.data.loader.PrefetchLoader": "PrefetchLoader",
+}
+ACCELERATE = frozenset({"accelerate.Accelerator", "accelerate.accelerator.Accelerator"})
+LIGHTNING_TRAINERS = frozenset(
+    f"{package}{module}.Trainer"
+    for package in ("pytorch_lightning", "lightning", "lightning.pytorch")
+    for module in ("", ".trainer", ".trainer.trainer")
+)
+HF_ARGUMENTS = frozenset(
+    f"transformers{module}.{name}"
+    for name in ("TrainingArguments", "Seq2SeqTrainingArguments")
+    for module in ("", ".training_args", ".training_args_seq2seq")
+)
+HALF_PRECISIONS = {"16", "16-mixed", "16-true"}
+
+
+class LibraryCudaHelper(CudaOnlyApi):
+    """CUDA-bound helpers of installed libraries: converted where the library has an XLA-safe
+    option, flagged by name with what to do otherwise.
+
+    The rewriter changes the user's files, not the libraries they import, so a helper that
+    reaches for CUDA inside a library is only seen at its call. Converted (guide,
+    "Unsupported Operations"): timm's ``create_loader(...)`` (``use_prefetcher=True`` by
+    default) and ``PrefetchLoader(loader)`` copy each batch to ``device``, whose default is
+    ``torch.device('cuda')``, on a CUDA stream; without ``device=`` they get
+    ``device=torch_xla.device()``: timm (0.6.11 and later) then copies without streams.
+    Flagged, with the counterpart each message names: timm's ``ApexScaler`` (``apex.amp``:
+    no loss scaler under bfloat16); mixed precision in float16 chosen by an argument of a
+    trainer library (``accelerate.Accelerator(mixed_precision="fp16")`` -> ``"bf16"``,
+    Lightning's ``Trainer(precision=16)`` / ``"16-mixed"`` -> ``"bf16-mixed"``, GPUs chosen
+    with ``accelerator="gpu"`` or ``gpus=`` -> ``accelerator="tpu"``, ``transformers``'
+    ``TrainingArguments(fp16=True)`` -> ``bf16=True``): the library builds a CUDA
+    GradScaler from it; and the CUDA kernel libraries ``bitsandbytes`` (8-bit optimizers),
+    ``xformers`` and ``flash_attn`` (attention kernels) and ``deepspeed``. Apex itself is
+    XLA807's.
+    """
+
+    CODE = "XLA811"
+    NAME = "library-cuda-helper"
+    SUMMARY = (
+        "CUDA-bound library helpers: timm's prefetching loader gets the XLA device; ApexScaler, float16 "
+        "trainer options, bitsandbytes, xformers, flash_attn and deepspeed are flagged with what to use"
+    )
+    FIX = SAFE
+    TRIGGERS = (
+        words(
+            "create_loader",
+            "PrefetchLoader",
+            "ApexScaler",
+            "Accelerator",
+            "Trainer",
+            "TrainingArguments",
+            "Seq2SeqTrainingArguments",
+            "bitsandbytes",
+            "xformers",
+            "flash_attn",
+            "deepspeed",
+        ),
+    )
+    APIS = {
+        "timm.utils.ApexScaler": "is timm's apex loss scaler: `apex.amp` does not exist on XLA, and bfloat16 "
+        "needs no loss scaling: use no scaler (`loss_scaler = None`, with `torch.autocast('xla', "
+        f"dtype=torch.bfloat16)`); XLA407 converts its calls; see {AMP_GUIDE}",
+        "timm.utils.cuda.ApexScaler": "is timm's apex loss scaler: `apex.amp` does not exist on XLA, and "
+        "bfloat16 needs no loss scaling: use no scaler (`loss_scaler = None`, with `torch.autocast('xla', "
+        f"dtype=torch.bfloat16)`); XLA407 converts its calls; see {AMP_GUIDE}",
+        "bitsandbytes.": "is bitsandbytes, whose 8-bit optimizers and quantized layers are CUDA kernels: use "
+        f"`torch.optim.AdamW` / `torch.nn.Linear` (bfloat16 keeps the memory low); see {GUIDE}",
+        "xformers.": f"is xformers, whose attention kernels are CUDA-only: use {SDPA}, which XLA compiles; see {GUIDE}",
+        "flash_attn.": f"is flash-attention, a CUDA kernel: use {SDPA} (or, on TPU, "
+        "`torch_xla.experimental.custom_kernel.flash_attention`); see https://docs.pytorch.org/xla/master/"
+        "features/pallas.html",
+        "deepspeed.": "is DeepSpeed, whose engine and fused kernels are CUDA-only: shard with PyTorch/XLA's FSDP "
+        "(`torch_xla.distributed.fsdp.XlaFullyShardedDataParallel`) or SPMD (`xla-migrate --target spmd`); "
+        "see https://docs.pytorch.org/xla/master/perf/fsdp.html",
+    }
+    BEFORE = (
+        "from timm.data import create_loader\n"
+        "loader = create_loader(dataset, input_size=(3, 224, 224), batch_size=64, use_prefetcher=True)\n"
+    )
+    AFTER = (
+        "from timm.data import create_loader\n"
+        "loader = create_loader(dataset, input_size=(3, 224, 224), batch_size=64, use_prefetcher=True, "
+        "device=torch_xla.device())\n"
+    )
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call):
+        name = self.qualname(original.func)
+        if name in TIMM_LOADERS:
+            return self._loader_device(original, updated, TIMM_LOADERS[name])
+        if name in ACCELERATE:
+            self._flag_option(original, "mixed_precision", ("fp16",), '`mixed_precision="bf16"`', "Accelerator")
+        elif name in LIGHTNING_TRAINERS:
+            self._flag_lightning(original)
+        elif name in HF_ARGUMENTS:
+            self._flag_option(original, "fp16", ("True",), "`bf16=True`", "TrainingArguments")
+        return updated
+
+    def _loader_device(self, original: cst.Call, updated: cst.Call, what: str):
+        if any(arg.star for arg in original.args) or call_arg(original, None, "device") is not None:
+            return updated
+        prefetch = call_arg(original, None, "use_prefetcher")
+        if what == "create_loader" and prefetch is not None and code_of(prefetch.value) == "False":
+            return updated  # no prefetcher: the batches stay on the host
+        device = cst.Arg(cst.parse_expression("torch_xla.device()"), keyword=cst.Name("device"), equal=EQUAL)
+        args = list(updated.args)
+        if args and isinstance(args[-1].comma, cst.Comma):  # a trailing comma: the new argument takes it
+            device = device.with_changes(comma=args[-1].comma)
+            between = args[-2].comma if len(args) > 1 else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            args[-1] = args[-1].with_changes(comma=between)
+        return self.replace(
+            original,
+            updated,
+            updated.with_changes(args=[*args, device]),
+            f"`{snippet(original)}`: `device=torch_xla.device()` added: timm's {what} copies each batch to "
+            "`device`, CUDA unless it is given (on a CUDA stream); on the XLA device it copies without streams "
+            f"(timm 0.6.11 and later take `device`); see {GUIDE}",
+            imports=[TORCH_XLA],
+        )
+
+    def _flag_option(self, call: cst.Call, keyword: str, half: tuple[str, ...], instead: str, what: str) -> None:
+        arg = call_arg(call, None, keyword)
+        if arg is not None and (code_of(arg.value) in half or string_value(arg.value) in half):
+            self.flag(
+                call,
+                f"`{keyword}={code_of(arg.value)}` makes {what} autocast in float16 with a CUDA GradScaler: on XLA "
+                f"use {instead}, which needs no loss scaling; see {AMP_GUIDE}",
+            )
+
+    def _flag_lightning(self, call: cst.Call) -> None:
+        problems = []
+        precision = call_arg(call, None, "precision")
+        if precision is not None and (
+            code_of(precision.value) in HALF_PRECISIONS or string_value(precision.value) in HALF_PRECISIONS
+        ):
+            problems.append(
+                f'`precision={code_of(precision.value)}` (float16 with a CUDA GradScaler) -> `"bf16-mixed"`'
+            )
+        accelerator = call_arg(call, None, "accelerator")
+        if accelerator is not None and string_value(accelerator.value) in ("gpu", "cuda"):
+            problems.append(f'`accelerator={code_of(accelerator.value)}` -> `accelerator="tpu"`')
+        gpus = call_arg(call, None, "gpus")
+        if gpus is not None:
+            problems.append(f'`gpus={code_of(gpus.value)}` -> `accelerator="tpu", devices=...`')
+        if problems:
+            self.flag(
+                call,
+                f"Lightning's Trainer is set up for CUDA GPUs: {'; '.join(problems)}; Lightning runs on XLA "
+                "devices itself, so let it place the model and data; see "
+                "https://lightning.ai/docs/pytorch/stable/accelerators/tpu.html",
+            )
