@@ -297,6 +297,15 @@ def test_share_memory_without_workers_is_an_error_that_says_to_remove_it():
     assert f"{TODO_PREFIX}XLA611" in migrated and "model.share_memory()\n" in migrated  # left as it is
 
 
+def test_share_memory_names_the_workers_however_the_file_starts_them():
+    code = (
+        "import torch\nimport torch.multiprocessing as mp\n\n\ndef train(rank, model):\n    pass\n\n\n"
+        "model = torch.nn.Linear(2, 2).cuda()\nmodel.share_memory()\nmp.spawn(train, args=(model,), nprocs=4)\n"
+    )
+    (finding,) = [d for d in migrate_with_findings(code)[1] if d.code == "XLA611"]
+    assert "the workers `mp.spawn` starts" in finding.message and "Hogwild" in finding.message
+
+
 @pytest.mark.parametrize(
     "code, expected, helper",
     [

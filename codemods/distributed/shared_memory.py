@@ -87,10 +87,17 @@ class SharedMemoryTraining(Rule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
+        self.module: cst.Module | None = None
         self.workers: str | None = None  # how the file starts its worker processes, if it does
+        self.looked = False
 
     def visit_Module(self, node: cst.Module) -> None:
-        for found in subtree(node):
+        self.module = node
+
+    def _find_workers(self) -> None:
+        """At the first ``share_memory()``, when the imports above it are known."""
+        self.looked = True
+        for found in subtree(self.module) if self.module is not None else ():
             if isinstance(found, cst.Call) and self._starts_workers(found.func):
                 self.workers = code_of(found.func)
                 return
@@ -104,4 +111,6 @@ class SharedMemoryTraining(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "share_memory" and not node.args:
+            if not self.looked:
+                self._find_workers()
             self.flag(node, _why(snippet(node), self.workers))
