@@ -42,7 +42,11 @@ class LibraryCudaHelper(CudaOnlyApi):
     "Unsupported Operations"): timm's ``create_loader(...)`` (``use_prefetcher=True`` by
     default) and ``PrefetchLoader(loader)`` copy each batch to ``device``, whose default is
     ``torch.device('cuda')``, on a CUDA stream; without ``device=`` they get
-    ``device=torch_xla.device()``: timm (0.6.11 and later) then copies without streams.
+    ``device=torch_xla.device()``: timm 0.9 and later then copy without streams. An older
+    timm has no ``device`` argument (its PrefetchLoader calls ``.cuda()``): the call then
+    fails at once with a TypeError, and the message says what to do there (``use_prefetcher
+    =False``, and the batches moved to the device in the loop, as timm's train.py does
+    without its prefetcher).
     Flagged, with the counterpart each message names: timm's ``ApexScaler`` (``apex.amp``:
     no loss scaler under bfloat16); mixed precision in float16 chosen by an argument of a
     trainer library (``accelerate.Accelerator(mixed_precision="fp16")`` -> ``"bf16"``,
@@ -133,7 +137,8 @@ class LibraryCudaHelper(CudaOnlyApi):
             updated.with_changes(args=[*args, device]),
             f"`{snippet(original)}`: `device=torch_xla.device()` added: timm's {what} copies each batch to "
             "`device`, CUDA unless it is given (on a CUDA stream); on the XLA device it copies without streams "
-            f"(timm 0.6.11 and later take `device`); see {GUIDE}",
+            "(timm 0.9 and later take `device`; with an older timm, which has no `device` and calls `.cuda()`, pass "
+            f"`use_prefetcher=False` and move the batches to the device in the loop instead); see {GUIDE}",
             imports=[TORCH_XLA],
         )
 
