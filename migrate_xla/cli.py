@@ -15,10 +15,11 @@ from pathlib import Path
 
 import click
 
-from migrate_xla import config, registry, report
-from migrate_xla.findings import TARGETS
-from migrate_xla.run import FileResult, MigrationError, Options, migrate_code, migrate_files, relocate
-from migrate_xla.sources.discovery import Found, find_sources
+from migrate_xla import registry, report
+from migrate_xla.project import Project, SettingsError, configure, migration_options, split
+from migrate_xla.run import FileResult, MigrationError, migrate_code, relocate
+from migrate_xla.settings import Settings
+from migrate_xla.sources.discovery import Found
 from migrate_xla.sources.reading import decode
 from migrate_xla.sources.source import Source, SourceError
 from migrate_xla.sources.writing import write_back, write_copy
@@ -101,11 +102,6 @@ def main() -> None:
     """
 
 
-def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
-    """The values of an option given several times, each comma-separated (rule codes, path patterns)."""
-    return tuple(item.strip() for value in values for item in value.split(",") if item.strip())
-
-
 def _colour(stream) -> bool:
     """Colour on a terminal; never with NO_COLOR set (no-color.org), always with FORCE_COLOR."""
     if os.environ.get("NO_COLOR"):
@@ -134,21 +130,7 @@ def _missing(path: Path) -> bool:
     type=click.Path(path_type=Path, file_okay=False),
     help="Write migrated copies under DIR, mirroring the tree.",
 )
-@click.option(
-    "--target",
-    type=click.Choice(TARGETS),
-    help="single (the default): one XLA device; multiprocess: one process per device under torch_xla.launch; spmd: one process drives every device (XLA65x-XLA69x).",
-)
-@click.option(
-    "--select",
-    multiple=True,
-    metavar="CODES",
-    help="Only these rule codes or prefixes (XLA1, XLA101), comma-separated.",
-)
-@click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rule codes or prefixes.")
-@click.option(
-    "--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes that may change behaviour (default: no)."
-)
+@migration_options
 @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Worker processes (default: all cores).")
 @click.option(
     "--format",
@@ -171,9 +153,7 @@ def _missing(path: Path) -> bool:
 @click.option(
     "--exit-zero", is_flag=True, help="Exit 0 even when files changed or findings remain (2 still means failure)."
 )
-def migrate(
-    paths, diff, check, output, target, select, ignore, unsafe_fixes, jobs, fmt, exclude, stats, quiet, exit_zero
-):
+def migrate(paths, diff, check, output, given, jobs, fmt, exclude, stats, quiet, exit_zero):
     """Rewrite the .py and .ipynb files under PATHS (folders walked honouring .gitignore; - reads stdin).
 
     Settings not given here come from [tool.xla-migrate] in the nearest pyproject.toml.
@@ -186,35 +166,31 @@ def migrate(
         if not quiet:
             click.echo("xla-migrate: no paths given, nothing to do (xla-migrate --help shows how to use it)", err=True)
         sys.exit(EXIT_CLEAN)
-    try:
-        settings = config.discover(paths).override(
-            select=_codes(select) or None, ignore=_codes(ignore) or None, target=target, unsafe_fixes=unsafe_fixes
-        )
-        options = settings.options()
-    except (config.ConfigError, registry.RuleError) as exc:
-        raise click.UsageError(str(exc)) from None
     mode = "diff" if diff else "check" if check else "output" if output else "write"
-    options = options._replace(fixpoint=mode != "check")
+    try:
+        settings = configure(paths, **given, extend_exclude=split(exclude), fixpoint=mode != "check")
+    except SettingsError as exc:
+        raise click.UsageError(str(exc)) from None
     if any(str(p) == "-" for p in paths):
         if len(paths) > 1:
             raise click.UsageError("- (stdin) cannot be combined with other paths")
         if output:
             raise click.UsageError("- (stdin) writes to stdout; --output does not apply")
-        code = _migrate_stdin(options, mode, fmt, stats, quiet)
+        code = _migrate_stdin(settings, mode, fmt, stats, quiet)
         sys.exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
     missing = [str(p) for p in paths if _missing(p)]
     if missing:
         raise click.UsageError(f"no such file or directory: {', '.join(missing)}")
 
-    unreadable: list[tuple[Path, str]] = []  # folders that could not be listed: file errors of the run
-    files = list(find_sources(list(paths), settings.walk_excludes(_codes(exclude)), unreadable))
+    project = Project(paths, settings)
     if output:
-        files = _outside_output(files, output)
-    results = [FileResult(path=str(folder), error=message) for folder, message in unreadable]
-    stream = migrate_files(files, options, jobs)
-    show_progress = len(files) > 1 and sys.stderr.isatty() and fmt == "text" and not quiet
+        project.files = _outside_output(project.files, output)
+    results = []
+    stream = project.migrate(jobs)
+    count = len(project.unreadable) + len(project.files)
+    show_progress = len(project.files) > 1 and sys.stderr.isatty() and fmt == "text" and not quiet
     with (
-        click.progressbar(stream, length=len(files), label="Migrating", file=sys.stderr)
+        click.progressbar(stream, length=count, label="Migrating", file=sys.stderr)
         if show_progress
         else _nullbar(stream) as bar
     ):
@@ -334,7 +310,7 @@ def _exit_code(summary: report.Summary) -> int:
     return EXIT_CLEAN
 
 
-def _migrate_stdin(options: Options, mode: str, fmt: str, stats: bool, quiet: bool) -> int:
+def _migrate_stdin(settings: Settings, mode: str, fmt: str, stats: bool, quiet: bool) -> int:
     """``-``: code in on stdin; out on stdout the migrated code (or the diff); findings on stderr."""
     data = sys.stdin.buffer.read()
     result = FileResult(path="-")
@@ -345,7 +321,7 @@ def _migrate_stdin(options: Options, mode: str, fmt: str, stats: bool, quiet: bo
     else:
         result.source = Source(Path("-"), text, encoding, 0o644, 0)
         try:
-            result.take(*migrate_code(text, options, "<stdin>"))
+            result.take(*migrate_code(text, settings, "<stdin>"))
         except MigrationError as exc:
             result.error = str(exc)
     if result.error is not None:

@@ -2,8 +2,10 @@
 
 The search starts at the folder that holds every path given (or the working
 directory) and goes up, as ruff's does, to the first pyproject.toml that has the
-table; it stops at the top of a git repository or of the file system. Options given
-on the command line replace the file's values key by key (``Config.override``).
+table; it stops at the top of a git repository or of the file system. The table's
+values become the run's ``Settings`` (migrate_xla/settings.py), in place of the
+defaults; options given on the command line then replace them key by key
+(``Settings.override``, migrate_xla/project.py).
 """
 
 from __future__ import annotations
@@ -12,12 +14,11 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
-from migrate_xla import registry
-from migrate_xla.findings import TARGETS
-from migrate_xla.run import Options, options_for
-from migrate_xla.sources.discovery import Patterns
+from migrate_xla import settings as run_settings
+from migrate_xla.findings import RUNTIMES, TARGETS, RuleError
+from migrate_xla.settings import Settings
 
 TABLE = "tool.xla-migrate"
 KEYS = ("select", "ignore", "target", "unsafe-fixes", "exclude", "per-file-ignores")
@@ -27,46 +28,11 @@ class ConfigError(Exception):
     """A pyproject.toml whose [tool.xla-migrate] table cannot be used; the message names file and key."""
 
 
-class Config(NamedTuple):
-    """Settings for one run: the defaults, then the file's table, then the command line."""
-
-    path: Path | None = None  # the pyproject.toml they came from; None: defaults only
-    select: tuple[str, ...] = ()  # rule codes or prefixes; none: every rule
-    ignore: tuple[str, ...] = ()
-    target: str = TARGETS[0]
-    unsafe_fixes: bool = False
-    exclude: tuple[str, ...] = ()  # patterns skipped while walking, beyond the default excludes
-    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (pattern, codes or prefixes)
-
-    @property
-    def root(self) -> Path:
-        """The folder that ``exclude`` and ``per-file-ignores`` patterns are relative to."""
-        return self.path.parent if self.path is not None else Path.cwd()
-
-    def override(self, **given: Any) -> Config:
-        """These settings with every option given on the command line (not None) in place of the file's."""
-        return self._replace(**{key: value for key, value in given.items() if value is not None})
-
-    def options(self) -> Options:
-        return options_for(
-            self.select, self.ignore, self.unsafe_fixes, self.target, self.per_file_ignores, self.root.resolve()
-        )
-
-    def exclude_patterns(self) -> Patterns | None:
-        return Patterns.parse(self.root, self.exclude) if self.exclude else None
-
-    def walk_excludes(self, given: Sequence[str] = ()) -> list[Patterns]:
-        """What a walk skips beyond the defaults: ``exclude`` (relative to the pyproject.toml's
-        folder), then the patterns given with ``--exclude`` (relative to the working directory,
-        as ruff reads the command line's)."""
-        own = self.exclude_patterns()
-        return [*([own] if own else []), *([Patterns.parse(Path.cwd(), given)] if given else [])]
-
-
-def discover(paths: Sequence[Path]) -> Config:
-    """The configuration for a run over ``paths`` (the working directory when there are none)."""
+def discover(paths: Sequence[Path]) -> Settings:
+    """The settings of a run over ``paths`` (the working directory when there are none): the
+    defaults, with the values of the nearest [tool.xla-migrate] table in their place."""
     found = find_pyproject(_common_folder(paths))
-    return load(found) if found is not None else Config()
+    return load(found) if found is not None else Settings()
 
 
 def _common_folder(paths: Sequence[Path]) -> Path:
@@ -106,7 +72,7 @@ def _table(path: Path) -> dict | None:
     return table
 
 
-def load(path: Path) -> Config:
+def load(path: Path) -> Settings:
     """The [tool.xla-migrate] table of ``path``, every key checked (ConfigError names the bad one)."""
     table = _table(path) or {}
 
@@ -117,18 +83,22 @@ def load(path: Path) -> Config:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise fail(key, f"expected a list of rule codes or prefixes, got {_toml_repr(value)}")
         try:
-            registry.select(value)
-        except registry.RuleError as exc:
+            run_settings.select(value)
+        except RuleError as exc:
             raise fail(key, str(exc)) from None
         return tuple(value)
 
-    settings: dict[str, Any] = {"path": path}
+    settings: dict[str, Any] = {"config": str(path)}
     for key, value in table.items():
         if key in ("select", "ignore"):
             settings[key] = codes(key, value)
         elif key == "target":
             if value not in TARGETS:
                 raise fail(key, f"expected one of {', '.join(TARGETS)}, got {_toml_repr(value)}")
+            settings[key] = value
+        elif key == "runtime":  # read and checked; listed in KEYS and documented with a second runtime
+            if value not in RUNTIMES:
+                raise fail(key, f"expected one of {', '.join(RUNTIMES)}, got {_toml_repr(value)}")
             settings[key] = value
         elif key == "unsafe-fixes":
             if not isinstance(value, bool):
@@ -146,7 +116,7 @@ def load(path: Path) -> Config:
             )
         else:
             raise fail(key, f"unknown key (known: {', '.join(KEYS)})")
-    return Config(**settings)
+    return Settings(**settings)
 
 
 def _toml_repr(value: Any) -> str:

@@ -23,9 +23,9 @@ def index_text(rules: Sequence) -> str:
     """The text of ``rule_index.py`` for these rule classes."""
     rows = "".join(f"    {tuple(entry(rule))!r},\n" for rule in rules)
     return (
-        '"""What the pre-filter reads of each rule: (CODE, TARGETS, TRIGGERS, REQUIRES).\n\n'
+        '"""What the pre-filter reads of each rule: (CODE, TARGETS, TRIGGERS, REQUIRES, RUNTIMES).\n\n'
         "Generated from codemods/ by migrate_xla/make_index.py; do not edit. Regenerate it after\n"
-        f"adding a rule or changing its TRIGGERS, REQUIRES or TARGETS:\n\n    {REGENERATE}\n"
+        f"adding a rule or changing its TRIGGERS, REQUIRES, TARGETS or RUNTIMES:\n\n    {REGENERATE}\n"
         '"""\n\n'
         f"RULES = (\n{rows})\n"
     )

@@ -5,7 +5,7 @@ no rule acts on code that is no PyTorch GPU code) and one of the rule's TRIGGERS
 of its REQUIRES occur in it (migrate_xla/rule.py); a file that wakes no enabled rule is
 not parsed at all: most files of a big tree, and most pre-commit runs. So that such a run imports neither LibCST
 nor the rule modules, what the pre-filter reads of each rule (code, targets, triggers,
-requires) is kept in ``rule_index.py``, generated from the rules by make_index.py:
+requires, runtimes) is kept in ``rule_index.py``, generated from the rules by make_index.py:
 
     .venv/bin/python -m migrate_xla.make_index     (or: make docs)
 
@@ -20,6 +20,8 @@ from collections.abc import Sequence
 from functools import cache
 from typing import NamedTuple
 
+from migrate_xla.findings import RUNTIMES
+
 
 class Entry(NamedTuple):
     """What the pre-filter reads of a rule, under the rule's own attribute names (so that
@@ -29,11 +31,12 @@ class Entry(NamedTuple):
     TARGETS: tuple[str, ...]
     TRIGGERS: tuple[str, ...]
     REQUIRES: tuple[str, ...]
+    RUNTIMES: tuple[str, ...] = RUNTIMES
 
 
 def entry(rule) -> Entry:
     """A rule class's entry in the index."""
-    return Entry(rule.CODE, tuple(rule.TARGETS), tuple(rule.TRIGGERS), tuple(rule.REQUIRES))
+    return Entry(rule.CODE, tuple(rule.TARGETS), tuple(rule.TRIGGERS), tuple(rule.REQUIRES), tuple(rule.RUNTIMES))
 
 
 @cache
@@ -45,10 +48,13 @@ def indexed() -> tuple[Entry, ...]:
 
 
 @cache
-def enabled(codes: tuple[str, ...], target: str) -> tuple[Entry, ...]:
-    """The entries of the rules ``codes`` selects that ``target`` runs (a target's own rules only under it)."""
+def enabled(codes: tuple[str, ...], target: str, runtime: str = RUNTIMES[0]) -> tuple[Entry, ...]:
+    """The entries of the rules ``codes`` selects that serve ``target`` and ``runtime`` (a
+    target's own rules only under it, a runtime's own rules only for it)."""
     wanted = set(codes)
-    return tuple(rule for rule in indexed() if rule.CODE in wanted and target in rule.TARGETS)
+    return tuple(
+        rule for rule in indexed() if rule.CODE in wanted and target in rule.TARGETS and runtime in rule.RUNTIMES
+    )
 
 
 @cache

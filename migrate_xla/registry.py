@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from functools import cache
 from typing import TYPE_CHECKING
 
-from migrate_xla import prefilter
-from migrate_xla.findings import SEVERITIES
+from migrate_xla import settings
+from migrate_xla.findings import RUNTIMES, SEVERITIES, TARGETS, RuleError  # noqa: F401 (RuleError: registry.RuleError)
 
 if TYPE_CHECKING:
     from migrate_xla.rule import Rule
@@ -23,10 +23,6 @@ if TYPE_CHECKING:
 
 # codemods/shared/: analyses and helpers several families share, not a family
 SHARED = "shared"
-
-
-class RuleError(Exception):
-    """A broken rule set (duplicate code) or a selection that names no rule."""
 
 
 @cache
@@ -63,6 +59,10 @@ def all_rules() -> tuple[type[Rule], ...]:
                 )
             if cls.SEVERITY not in SEVERITIES:
                 raise RuleError(f"{cls.CODE}: unknown severity {cls.SEVERITY!r}")
+            for attribute, known in (("TARGETS", TARGETS), ("RUNTIMES", RUNTIMES)):
+                unknown = [value for value in getattr(cls, attribute) if value not in known]
+                if unknown or not getattr(cls, attribute):
+                    raise RuleError(f"{cls.CODE}: {attribute} must name some of {', '.join(known)}, not {unknown}")
             found[cls.CODE] = cls
     return tuple(found[code] for code in sorted(found))
 
@@ -98,13 +98,6 @@ def by_code(code: str) -> type[Rule] | None:
 
 
 def select(select: Iterable[str] | None = None, ignore: Iterable[str] | None = None) -> tuple[str, ...]:
-    """The codes of the enabled rules: those matching a ``select`` prefix and no ``ignore`` prefix."""
-    codes = tuple(rule.CODE for rule in prefilter.indexed())
-    wanted = [p.strip().upper() for p in (select or ()) if p.strip()]
-    unwanted = [p.strip().upper() for p in (ignore or ()) if p.strip()]
-    for prefix in [*wanted, *unwanted]:
-        if prefix != "ALL" and not any(code.startswith(prefix) for code in codes):
-            raise RuleError(f"unknown rule code or prefix: {prefix}")
-    if wanted and "ALL" not in wanted:
-        codes = tuple(c for c in codes if any(c.startswith(p) for p in wanted))
-    return tuple(c for c in codes if not any(c.startswith(p) for p in unwanted))
+    """The codes of the enabled rules: those matching a ``select`` prefix and no ``ignore`` prefix
+    (``settings.select``, which reads them from the index, not from the rules)."""
+    return settings.select(select, ignore)

@@ -26,6 +26,7 @@ import libcst as cst
 from migrate_xla.findings import (  # noqa: F401 (the rules' names)
     CELL_NOT_MIGRATED,
     CUDA_REFERENCE_LEFT,
+    RUNTIMES,
     SAFE,
     SEVERITIES,
     TARGETS,
@@ -33,6 +34,7 @@ from migrate_xla.findings import (  # noqa: F401 (the rules' names)
     Diagnostic,
 )
 from migrate_xla.removed_lines import drop_removed_lines, is_removed  # noqa: F401 (the rules' names)
+from migrate_xla.settings import Settings
 from migrate_xla.tree import NODE_TYPES, TRIVIA, children, codegen, subclasses  # noqa: F401 (the rules' names)
 
 TODO_PREFIX = "# TODO(xla-migrate): "
@@ -68,7 +70,8 @@ class Rule:
     regexes that must each occur as well: a second necessary condition, such as
     ``cuda`` for a rule on ``torch.cuda.Stream`` whose TRIGGERS name ``Stream``), ``SEVERITY`` of what stays after
     the fix, ``TARGETS`` (the ``--target`` values that enable the rule: every one
-    unless a rule belongs to one target's whole-script form), and ``BEFORE`` /
+    unless a rule belongs to one target's whole-script form), ``RUNTIMES`` (the runtimes
+    the rule serves, ``Settings.runtime``: every one unless it is one runtime's own), and ``BEFORE`` /
     ``AFTER`` examples (``xla-migrate explain`` prints them and a test migrates
     ``BEFORE`` and expects ``AFTER``). The docstring says
     why, naming the migration-guide section or PyTorch/XLA document it follows.
@@ -87,6 +90,7 @@ class Rule:
     CONTEXT: ClassVar[Sequence[str]] = ()
     WHOLE_MODULE: ClassVar[bool] = False
     TARGETS: ClassVar[Sequence[str]] = TARGETS
+    RUNTIMES: ClassVar[Sequence[str]] = RUNTIMES
     BEFORE: ClassVar[str] = ""
     AFTER: ClassVar[str] = ""
 
@@ -225,10 +229,10 @@ class _Pending:
 
 @dataclass
 class FileContext:
-    """Per-file state shared by the rules of one run: names, imports, findings."""
+    """Per-file state shared by the rules of one run: the run's settings (the file's own:
+    migrate_xla/settings.py), names, imports, findings."""
 
-    unsafe_fixes: bool = False
-    target: str = "single"
+    settings: Settings = field(default_factory=Settings)
     aliases: dict[str, str] = field(default_factory=dict)
     bindings: dict[str, Import] = field(default_factory=dict)
     pending: list[_Pending] = field(default_factory=list)
@@ -240,9 +244,24 @@ class FileContext:
     shared: dict[str, object] = field(default_factory=dict)  # analyses several rules share
     sliced: bool = False  # the tree is a slice of the file (migrate_xla.slicing)
     source: str = ""  # the code the tree was parsed from (the slice's, when sliced)
-    enabled: tuple[str, ...] = ()  # the codes of the run's enabled rules
     # the file's suppression comments (engine/suppression.py's Suppressions), when it may have any
     suppressions: object | None = None
+
+    # -- settings ------------------------------------------------------------
+    @property
+    def unsafe_fixes(self) -> bool:
+        """Whether the run applies unsafe fixes (``settings.unsafe_fixes``)."""
+        return self.settings.unsafe_fixes
+
+    @property
+    def target(self) -> str:
+        """What the migrated code runs as (``settings.target``): single, multiprocess or spmd."""
+        return self.settings.target
+
+    @property
+    def runtime(self) -> str:
+        """What the migrated code runs on (``settings.runtime``)."""
+        return self.settings.runtime
 
     # -- names ---------------------------------------------------------------
     def learn_import(self, node: cst.Import | cst.ImportFrom) -> None:

@@ -12,55 +12,18 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import cache
-from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from migrate_xla import prefilter, registry
-from migrate_xla.findings import TARGETS, UNUSED_SUPPRESSION, Diagnostic, MigrationError
-from migrate_xla.sources.discovery import Found, Patterns
+from migrate_xla.findings import UNUSED_SUPPRESSION, Diagnostic, MigrationError
+from migrate_xla.settings import Settings
+from migrate_xla.sources.discovery import Found
 from migrate_xla.sources.reading import read_source
 from migrate_xla.sources.source import Source, SourceError
 
 if TYPE_CHECKING:
     from migrate_xla.rule import Rule
-
-
-class Options(NamedTuple):
-    """What a worker process needs to migrate a file (picklable)."""
-
-    codes: tuple[str, ...]
-    unsafe_fixes: bool = False
-    target: str = TARGETS[0]
-    # per-file-ignores: (pattern relative to root, rule codes it turns off), in order
-    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    root: str = "."
-    # Repeat the rules over their own output until it changes no more (migrate_code); off for
-    # --check, which reports what the rules find in the code as it is, as ruff's check does.
-    fixpoint: bool = True
-
-    @property
-    def rules(self) -> tuple[type[Rule], ...]:
-        """The enabled rule classes (this imports them, and LibCST)."""
-        return registry.rules_of(rule.CODE for rule in prefilter.enabled(self.codes, self.target))
-
-    def for_file(self, path: str | os.PathLike) -> Options:
-        """These options less the codes a per-file-ignores pattern covering ``path`` turns off."""
-        off = {
-            code
-            for pattern, codes in self.per_file_ignores
-            if _patterns(self.root, pattern).covers(Path(path))
-            for code in codes
-        }
-        if not off:
-            return self
-        return self._replace(codes=tuple(c for c in self.codes if c not in off))
-
-
-@cache
-def _patterns(root: str, pattern: str) -> Patterns:
-    return Patterns.parse(Path(root), [pattern])
 
 
 class FileResult:
@@ -99,7 +62,7 @@ def _no_lap(phase: str) -> None:
 
 
 def migrate_code(
-    text: str, options: Options, filename: str = "<unit>", lap: Callable[[str], None] = _no_lap
+    text: str, settings: Settings, filename: str = "<unit>", lap: Callable[[str], None] = _no_lap
 ) -> tuple[str, list[Diagnostic]]:
     """Migrate one unit of Python code; raises MigrationError, never writes anything.
 
@@ -108,16 +71,15 @@ def migrate_code(
     loop once XLA302 has wrapped its loader), so one pass is not always a fixpoint, and a
     second run must change nothing (docs/design.md, "The pipeline for one file"). A unit
     that still changes after MAX_PASSES passes is left as it was and reported with the
-    rules that keep changing it. Without ``options.fixpoint`` (--check), one pass reports
+    rules that keep changing it. Without ``settings.fixpoint`` (--check), one pass reports
     the findings of the code as it is; whether the unit would change is the same answer,
     since a unit the first pass leaves alone is a fixpoint. ``lap(phase)`` is called as
     each phase ends (benchmarks/profile_corpus.py times them).
     """
-    enabled = prefilter.enabled(options.codes, options.target)
-    settings = {"unsafe_fixes": options.unsafe_fixes, "target": options.target, "enabled": options.codes}
+    enabled = prefilter.enabled(settings.codes, settings.target, settings.runtime)
     passes: list[tuple[str, list[Diagnostic]]] = []  # each pass's input and findings
     current = text
-    for _ in range(MAX_PASSES if options.fixpoint else 1):
+    for _ in range(MAX_PASSES if settings.fixpoint else 1):
         woken = prefilter.woken(enabled, current)
         lap("pre-filter")
         if not woken:
@@ -126,7 +88,7 @@ def migrate_code(
         new_text, diagnostics = _pipeline().migrate_woken(current, [r.CODE for r in woken], settings, filename, lap)
         passes.append((current, diagnostics))
         current, unchanged = new_text, new_text == current
-        if unchanged or not options.fixpoint:
+        if unchanged or not settings.fixpoint:
             break
     else:
         changing = sorted({d.code for d in passes[-1][1] if d.fixed})
@@ -187,18 +149,19 @@ def _pipeline():
     return pipeline
 
 
-def migrate_file(found: Found, options: Options) -> FileResult:
-    """Read and migrate one file; never raises, never writes."""
+def migrate_file(found: Found, settings: Settings) -> FileResult:
+    """Read and migrate one file under the run's ``settings``; never raises, never writes."""
     result = FileResult(path=str(found.path), found=found)
     try:
         result.source = read_source(found.path)
-        options = options.for_file(found.path)
-        new_text, diagnostics = _with_deep_stack(migrate_code, result.source.text, options, str(found.path))
+        settings = settings.for_file(found.path)
+        new_text, diagnostics = _with_deep_stack(migrate_code, result.source.text, settings, str(found.path))
         if new_text != result.source.text:
             result.source.units(new_text)  # a notebook whose cells cannot be split again is not written
         # locate adds what reading found (XLA001: a notebook cell left out), reported when enabled
         located = result.source.locate(diagnostics)
-        result.take(new_text, [d for d in located if d.code in options.codes])
+        enabled = settings.codes
+        result.take(new_text, [d for d in located if d.code in enabled])
     except (SourceError, MigrationError) as exc:
         result.error = str(exc)
     except RecursionError:
@@ -399,16 +362,16 @@ COLLECT_EVERY = 20
 _migrated = 0
 
 
-def _migrate_counted(found: Found, options: Options) -> FileResult:
+def _migrate_counted(found: Found, settings: Settings) -> FileResult:
     global _migrated
-    result = migrate_file(found, options)
+    result = migrate_file(found, settings)
     _migrated += 1
     if _migrated % COLLECT_EVERY == 0:
         gc.collect()
     return result
 
 
-def _migrate_chunk(args: tuple[Found, Options]) -> FileResult:
+def _migrate_chunk(args: tuple[Found, Settings]) -> FileResult:
     return _migrate_counted(*args)
 
 
@@ -421,7 +384,7 @@ def _start_worker() -> None:
 SOLO = 16
 
 
-def migrate_files(files: Sequence[Found], options: Options, jobs: int | None = None) -> Iterator[FileResult]:
+def migrate_files(files: Sequence[Found], settings: Settings, jobs: int | None = None) -> Iterator[FileResult]:
     """Migrate many files, in a process pool when there are several; results in order.
 
     The pool starts when a file first wakes a rule, once this process has imported the
@@ -438,7 +401,7 @@ def migrate_files(files: Sequence[Found], options: Options, jobs: int | None = N
         for found in files:
             if jobs > 1 and (done == SOLO or _ENGINE in sys.modules):
                 break
-            yield _migrate_counted(found, options)
+            yield _migrate_counted(found, settings)
             done += 1
     finally:
         if enabled:
@@ -452,23 +415,15 @@ def migrate_files(files: Sequence[Found], options: Options, jobs: int | None = N
     # every worker busy to the end (32 left one idle for 3% of a run over torch).
     chunk = max(1, min(8, len(rest) // (jobs * 8)))
     with ProcessPoolExecutor(max_workers=min(jobs, len(rest)), initializer=_start_worker) as pool:
-        yield from pool.map(_migrate_chunk, [(f, options) for f in rest], chunksize=chunk)
+        yield from pool.map(_migrate_chunk, [(f, settings) for f in rest], chunksize=chunk)
 
 
-def options_for(
-    select: Iterable[str] | None = None,
-    ignore: Iterable[str] | None = None,
-    unsafe_fixes: bool = False,
-    target: str = TARGETS[0],
-    per_file_ignores: Iterable[tuple[str, Iterable[str]]] = (),
-    root: str | os.PathLike = ".",
-) -> Options:
-    """Options from rule codes or prefixes (``per_file_ignores``: pattern -> codes or prefixes)."""
-    if target not in TARGETS:
-        raise ValueError(f"unknown target {target!r}: one of {', '.join(TARGETS)}")
-    codes = registry.select(select, ignore)
-    per_file = []
-    for pattern, prefixes in per_file_ignores:
-        prefixes = list(prefixes)  # none turns nothing off (an empty selection would mean every rule)
-        per_file.append((pattern, registry.select(prefixes) if prefixes else ()))
-    return Options(codes, unsafe_fixes, target, tuple(per_file), os.fspath(root))
+def enabled_rules(settings: Settings) -> tuple[type[Rule], ...]:
+    """The rule classes ``settings`` enables for its target and runtime (this imports them, and LibCST)."""
+    return registry.rules_of(rule.CODE for rule in prefilter.enabled(settings.codes, settings.target, settings.runtime))
+
+
+def options_for(**given) -> Settings:
+    """``Settings.of``: settings from keywords (``select=["XLA2"]``, ``unsafe_fixes=True``,
+    ``target="spmd"``), checked; the tests' and benchmarks' short way to them."""
+    return Settings.of(**given)

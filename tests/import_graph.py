@@ -7,8 +7,9 @@ source with ``ast``: nothing is imported, so it works on a tree that does not im
 
 Each import is one of three kinds: ``top`` runs when the module is imported (module and
 class level), ``deferred`` runs when a function runs (an import inside it, most often to
-keep LibCST or the rules out of a run that does not need them), ``typing`` only under
-``if TYPE_CHECKING:``. A cycle of ``top`` imports can break an import; a cycle through a
+keep LibCST or the rules out of a run that does not need them; also a module named in a
+string, which ``importlib.import_module`` loads: cli.py's LAZY_COMMANDS), ``typing`` only
+under ``if TYPE_CHECKING:``. A cycle of ``top`` imports can break an import; a cycle through a
 deferred import cannot, but still ties two modules into one. tests/test_architecture.py
 checks the layout's rules with it.
 """
@@ -99,6 +100,9 @@ def imports_of(name: str, path: Path, known: dict[str, Path]) -> list[Import]:
                 taken.append(alias.name)
         if taken:
             found.append(Import(name, base, tuple(taken), node.lineno, kind))
+    for node in ast.walk(tree):  # a module named in a string, loaded by importlib when it is needed
+        if isinstance(node, ast.Constant) and node.value in known and "." in node.value and node.value != name:
+            found.append(Import(name, node.value, (), node.lineno, "deferred"))
     return found
 
 

@@ -44,6 +44,15 @@ def test_the_graph_sees_the_packages():
     assert any(i.module == RULE_API for i in IMPORTS["codemods.amp.autocast"])
 
 
+def test_the_graph_sees_modules_loaded_by_name():
+    """cli.py loads the verify command through importlib (LAZY_COMMANDS): an import the
+    cycle check must see, or verify could import the CLI back unseen (it shares the
+    migration options and the project's migration through migrate_xla.project instead)."""
+    lazy = [i for i in IMPORTS["migrate_xla.cli"] if i.module == "migrate_xla.verify.command"]
+    assert [i.kind for i in lazy] == ["deferred"]
+    assert not [i for i in IMPORTS["migrate_xla.verify.command"] if i.module == "migrate_xla.cli"]
+
+
 def test_no_import_cycle():
     assert cycles(IMPORTS, ("top",)) == [], (
         "modules that import each other when imported (python tests/import_graph.py)"

@@ -22,7 +22,7 @@ import click
 import pytest
 
 from conftest import make_repo, write
-from migrate_xla import cli as cli_module
+from migrate_xla import project as project_module
 from migrate_xla import registry
 
 FIXABLE = 'import torch\ndevice = torch.device("cuda")\nx = torch.ones(2).cuda()\n'
@@ -394,13 +394,13 @@ def test_target_enables_its_own_rules_only(tmp_path, cli, target, expected):
 
 def test_unsafe_fixes_reach_the_engine(tmp_path, cli, monkeypatch):
     seen = []
-    real = cli_module.migrate_files
+    real = project_module.migrate_files
 
-    def spy(files, options, jobs=None):
-        seen.append(options)
-        return real(files, options, jobs)
+    def spy(files, settings, jobs=None):
+        seen.append(settings)
+        return real(files, settings, jobs)
 
-    monkeypatch.setattr(cli_module, "migrate_files", spy)
+    monkeypatch.setattr(project_module, "migrate_files", spy)
     write(tmp_path / "train.py", CLEAN)
     cli("--unsafe-fixes", "--target", "single", str(tmp_path))
     cli(str(tmp_path))
@@ -877,15 +877,15 @@ def test_tab_indentation_is_kept(tmp_path, cli):
 def test_file_removed_during_the_run_is_reported_and_others_written(tmp_path, cli, monkeypatch):
     doomed = write(tmp_path / "a.py", FIXABLE)
     other = write(tmp_path / "b.py", FIXABLE)
-    real = cli_module.migrate_files
+    real = project_module.migrate_files
 
-    def remove_after_reading(files, options, jobs=None):
-        for result in real(files, options, 1):
+    def remove_after_reading(files, settings, jobs=None):
+        for result in real(files, settings, 1):
             if result.path == str(doomed):
                 doomed.unlink()  # a checkout switched branches while we worked
             yield result
 
-    monkeypatch.setattr(cli_module, "migrate_files", remove_after_reading)
+    monkeypatch.setattr(project_module, "migrate_files", remove_after_reading)
     result = cli(str(tmp_path))
     assert result.exit_code == 2
     assert f"{doomed}: error: file was removed during the run; not written" in result.stderr
@@ -895,15 +895,15 @@ def test_file_removed_during_the_run_is_reported_and_others_written(tmp_path, cl
 
 def test_file_edited_during_the_run_is_not_overwritten(tmp_path, cli, monkeypatch):
     path = write(tmp_path / "a.py", FIXABLE)
-    real = cli_module.migrate_files
+    real = project_module.migrate_files
 
-    def edit_after_reading(files, options, jobs=None):
-        for result in real(files, options, 1):
+    def edit_after_reading(files, settings, jobs=None):
+        for result in real(files, settings, 1):
             path.write_text("edited = True\n")
             os.utime(path, ns=(time.time_ns() + 10**9,) * 2)
             yield result
 
-    monkeypatch.setattr(cli_module, "migrate_files", edit_after_reading)
+    monkeypatch.setattr(project_module, "migrate_files", edit_after_reading)
     result = cli(str(path))
     assert result.exit_code == 2
     assert "changed during the run" in result.stderr
@@ -948,13 +948,13 @@ def test_ctrl_c_exits_130_and_the_write_in_progress_is_not_half_done(tmp_path, c
 INTERRUPT_AFTER_FIRST = """
 import os, signal, sys
 signal.signal(signal.SIGINT, signal.default_int_handler)  # a shell's background job starts with SIGINT ignored
-import migrate_xla.cli as cli
-real = cli.migrate_files
-def migrate_files(files, options, jobs=None):
-    for result in real(files, options, 1):
+import migrate_xla.cli as cli, migrate_xla.project as project
+real = project.migrate_files
+def migrate_files(files, settings, jobs=None):
+    for result in real(files, settings, 1):
         yield result
         os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C once the first file is done
-cli.migrate_files = migrate_files
+project.migrate_files = migrate_files
 sys.argv[0] = "xla-migrate"
 cli.main()
 """

@@ -12,7 +12,10 @@ import pytest
 from conftest import ROOT, make_repo, write
 from migrate_xla import config
 from migrate_xla.cli import migrate
-from migrate_xla.findings import TARGETS
+from migrate_xla.findings import RUNTIMES, TARGETS
+from migrate_xla.project import MIGRATION_FIELDS, configure
+from migrate_xla.settings import Settings
+from migrate_xla.sources.discovery import Found
 from test_cli import FINDING, FIXABLE
 
 HALF = "import torch\nx = torch.ones(2).half()\n"  # XLA405: an unsafe fix
@@ -45,7 +48,16 @@ def test_unsafe_fixes(tmp_path, cli):
 
 def test_target_reaches_the_engine(tmp_path):
     pyproject(tmp_path, 'target = "spmd"')
-    assert config.discover([tmp_path]).options().target == "spmd"
+    assert config.discover([tmp_path]).target == "spmd"
+
+
+def test_runtime_is_read_and_checked(tmp_path):
+    """The one runtime there is, for now; a second comes with its rules (issue 24)."""
+    toml = pyproject(tmp_path, f'runtime = "{RUNTIMES[0]}"')
+    assert config.discover([tmp_path]) == Settings(runtime=RUNTIMES[0], config=str(toml))
+    pyproject(tmp_path, 'runtime = "jax"')
+    with pytest.raises(config.ConfigError, match='runtime: expected one of torch-xla, got "jax"'):
+        config.discover([tmp_path])
 
 
 def test_exclude_applies_while_walking_not_to_files_named_explicitly(tmp_path, cli):
@@ -130,9 +142,61 @@ def test_no_unsafe_fixes_on_the_command_line_wins(tmp_path, cli):
 
 
 def test_override_keeps_what_the_command_line_did_not_give():
-    loaded = config.Config(select=("XLA1",), ignore=("XLA103",), unsafe_fixes=True, exclude=("build/",))
+    loaded = Settings(select=("XLA1",), ignore=("XLA103",), unsafe_fixes=True, exclude=("build/",))
     merged = loaded.override(select=("XLA2",), ignore=None, target=None, unsafe_fixes=False)
-    assert merged == config.Config(select=("XLA2",), ignore=("XLA103",), unsafe_fixes=False, exclude=("build/",))
+    assert merged == Settings(select=("XLA2",), ignore=("XLA103",), unsafe_fixes=False, exclude=("build/",))
+
+
+def test_one_settings_object_from_the_command_line_to_the_rule(tmp_path, monkeypatch):
+    """The settings configure() builds (file, then command line) are the ones each rule reads
+    as ctx.settings, less a file's per-file-ignores; ctx.unsafe_fixes and ctx.target read them."""
+    from migrate_xla import registry, run
+    from migrate_xla.engine import pipeline
+
+    toml = pyproject(tmp_path, 'target = "spmd"\n[tool.xla-migrate.per-file-ignores]\n"train.py" = ["XLA103"]')
+    path = write(tmp_path / "train.py", FIXABLE)
+    settings = configure([path], unsafe_fixes=True, select=("XLA1",))
+    assert settings == Settings(
+        select=("XLA1",),
+        unsafe_fixes=True,
+        target="spmd",
+        per_file_ignores=(("train.py", ("XLA103",)),),
+        config=str(toml),
+    )
+    seen = []
+    real = pipeline.FileContext
+
+    def spy(settings, **fields):
+        ctx = real(settings, **fields)
+        seen.append(ctx)
+        return ctx
+
+    monkeypatch.setattr(pipeline, "FileContext", spy)
+    (result,) = run.migrate_files([Found(path, tmp_path)], settings, jobs=1)
+    assert seen and all(ctx.settings == settings.for_file(path) for ctx in seen)
+    ctx = seen[0]
+    assert (ctx.unsafe_fixes, ctx.target, ctx.runtime) == (True, "spmd", RUNTIMES[0])
+    assert "XLA103" not in ctx.settings.codes and "XLA101" in ctx.settings.codes
+    assert [d.code for d in result.diagnostics] == ["XLA101"]
+    assert registry.select(["XLA1"], ["XLA103"]) == ctx.settings.codes
+
+
+def test_settings_travel_to_the_workers():
+    import pickle
+
+    settings = Settings.of(select=["XLA1"], per_file_ignores=[("tests/", ["XLA101"])], unsafe_fixes=True)
+    assert pickle.loads(pickle.dumps(settings)) == settings
+    assert settings.per_file_ignores == (("tests/", ("XLA101",)),)
+
+
+def test_verify_takes_every_migration_option():
+    """verify's own Settings carries each Settings field the shared migration options give."""
+    from migrate_xla.verify import Settings as VerifySettings
+
+    given = {name: value for name, value in zip(MIGRATION_FIELDS, ("spmd", ("XLA1",), ("XLA103",), True))}
+    assert VerifySettings(**given).migration() == given
+    assert VerifySettings().migration() == {}
+    assert Settings().override(**given).checked().target == "spmd"
 
 
 # -- finding the file --------------------------------------------------------------------
@@ -224,4 +288,4 @@ def test_the_documented_example_loads(tmp_path):
     example = re.search(r"```toml\n(\[tool\.xla-migrate\]\n.*?)```", documented, re.S)[1]
     loaded = config.load(write(tmp_path / "pyproject.toml", example))
     assert loaded.select and loaded.exclude and loaded.per_file_ignores
-    loaded.options()
+    loaded.checked()

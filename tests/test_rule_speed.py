@@ -20,7 +20,7 @@ from codemods.lazy_execution.element_wise_read import _own_nodes
 from codemods.recompilation.growing_shape import LOOP_INDEX_SLICE
 from migrate_xla import run
 from migrate_xla.findings import TARGETS, MigrationError
-from migrate_xla.rule import FileContext, subtree, words
+from migrate_xla.rule import FileContext, Settings, subtree, words
 
 
 def test_float16_hands_back_unchanged_nodes():
@@ -30,7 +30,7 @@ def test_float16_hands_back_unchanged_nodes():
         'x = {"dtype": "float32", "n": 1}\ny: int = 2\ndef f(a=1, *, b="fp32"):\n    pass\n'
         'parser.add_argument("--dtype", default="float32")\n'
     )
-    ctx = FileContext(unsafe_fixes=True)
+    ctx = FileContext(Settings(unsafe_fixes=True))
     rule = Float16ToBfloat16(ctx)
     rule.visit_Module(module)
     hooks = {

@@ -12,7 +12,7 @@ import pytest
 from conftest import FIXTURES
 from migrate_xla import prefilter, slicing
 from migrate_xla.engine import pipeline
-from migrate_xla.run import migrate_code, options_for
+from migrate_xla.run import enabled_rules, migrate_code, options_for
 from migrate_xla.sources.reading import read_source
 
 CUDA = (re.compile(r"cuda"),)
@@ -270,7 +270,7 @@ SLICED_CASES = {
 @pytest.mark.parametrize("name", SLICED_CASES)
 def test_sliced_migrations_equal_whole_ones(always_slice, name):
     text = textwrap.dedent(SLICED_CASES[name])
-    piece = pipeline._slice(text, prefilter.woken(options_for().rules, text))
+    piece = pipeline._slice(text, prefilter.woken(enabled_rules(options_for()), text))
     assert piece is not None and piece.skipped  # the case really leaves something out
     for unsafe in (False, True):
         options = options_for(unsafe_fixes=unsafe)

@@ -23,15 +23,16 @@ from migrate_xla.findings import UNUSED_SUPPRESSION, Diagnostic, MigrationError
 from migrate_xla.imports import apply_imports
 from migrate_xla.prefilter import patterns_of
 from migrate_xla.rule import FileContext, Rule, WholeModuleNeeded
+from migrate_xla.settings import Settings
 from migrate_xla.slicing import Slice, slice_text
 from migrate_xla.tree import codegen, parse_module
 
 
 def migrate_woken(
-    text: str, codes: Sequence[str], settings: dict, filename: str, lap: Callable[[str], None]
+    text: str, codes: Sequence[str], settings: Settings, filename: str, lap: Callable[[str], None]
 ) -> tuple[str, list[Diagnostic]]:
-    """The rest of ``run.migrate_code`` for a unit that wakes the rules ``codes``;
-    ``settings`` are the run's for every file (``unsafe_fixes``, ``target``, ``enabled``: FileContext's)."""
+    """The rest of ``run.migrate_code`` for a unit that wakes the rules ``codes``, under
+    the file's ``settings`` (the rules read them as ``self.ctx.settings``)."""
     triggered = registry.rules_of(codes)
     piece = _slice(text, triggered)
     lap("slice" if piece is not None else "slice not taken")
@@ -71,7 +72,7 @@ def _migrate(
     text: str,
     piece: Slice | None,
     rules: Sequence[type[Rule]],
-    settings: dict,
+    settings: Settings,
     filename: str,
     lap: Callable[[str], None],
 ) -> tuple[str, list[Diagnostic]]:
@@ -84,7 +85,7 @@ def _migrate(
             raise WholeModuleNeeded from None  # the whole file's own error, or none
         raise MigrationError(f"cannot parse: {_syntax_error(text, filename, exc)}") from None
     lap("parse")
-    ctx = FileContext(**settings, sliced=piece is not None, source=source)
+    ctx = FileContext(settings, sliced=piece is not None, source=source)
     if piece is None and suppression.ANY.search(text):
         ctx.suppressions = suppression.Suppressions(text)
         ctx.suppressions.learn(module)
@@ -119,12 +120,13 @@ def _migrate(
 def _unused_suppressions(ctx: FileContext) -> list[Diagnostic]:
     """XLA002 for each code of this tool's, enabled in this run, that a suppression comment
     names and that silenced nothing: a line's comment as a finding to position, a file's here."""
-    if ctx.suppressions is None or UNUSED_SUPPRESSION not in ctx.enabled:
+    enabled = ctx.settings.codes
+    if ctx.suppressions is None or UNUSED_SUPPRESSION not in enabled:
         return []
     rule = registry.by_code(UNUSED_SUPPRESSION)
     found = []
     for comment in ctx.suppressions.comments():
-        unused = ", ".join(c for c in comment.unused() if any(code.startswith(c) for code in ctx.enabled))
+        unused = ", ".join(c for c in comment.unused() if any(code.startswith(c) for code in enabled))
         if not unused:
             continue
         if comment.statement is not None:

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import click
 
-from migrate_xla.cli import _codes
-from migrate_xla.rule import TARGETS
+from migrate_xla.project import migration_options
 from migrate_xla.verify.compare import table
 from migrate_xla.verify.harness import PRECISIONS, Settings, VerifyError, record_reference, verify
 
@@ -74,28 +73,7 @@ from migrate_xla.verify.harness import PRECISIONS, Settings, VerifyError, record
 )
 @click.option("--rtol", type=float, help="Relative tolerance (default by precision).")
 @click.option("--atol", type=float, help="Absolute tolerance (default by precision).")
-@click.option(
-    "--unsafe-fixes/--no-unsafe-fixes",
-    default=None,
-    help="Migrate with unsafe fixes too (default: as [tool.xla-migrate] says, else no).",
-)
-@click.option(
-    "--target",
-    type=click.Choice(TARGETS),
-    help="Migrate to this form (multiprocess runs under torch_xla.launch; spmd over $CPU_NUM_DEVICES CPU devices; default: as [tool.xla-migrate] says, else single).",
-)
-@click.option(
-    "--select",
-    multiple=True,
-    metavar="CODES",
-    help="Migrate with only these rule codes or prefixes (default: as [tool.xla-migrate] says, else all).",
-)
-@click.option(
-    "--ignore",
-    multiple=True,
-    metavar="CODES",
-    help="Migrate without these rule codes or prefixes (default: as [tool.xla-migrate] says).",
-)
+@migration_options
 @click.option(
     "--python",
     "python",
@@ -126,10 +104,7 @@ def verify_command(
     torchrun,
     rtol,
     atol,
-    unsafe_fixes,
-    target,
-    select,
-    ignore,
+    given,
     python,
     json_path,
     plot_path,
@@ -138,7 +113,9 @@ def verify_command(
 
     Arguments after SCRIPT (use -- before options meant for the script) go to both
     runs. SCRIPT is migrated as the CLI would ([tool.xla-migrate] of the nearest
-    pyproject.toml; options given here win). Exit status: 0 match, 1 mismatch, 2 error.
+    pyproject.toml; the migration options given here win: --target multiprocess runs under
+    torch_xla.launch, spmd over $CPU_NUM_DEVICES CPU devices). Exit status: 0 match,
+    1 mismatch, 2 error.
     """
     if script.suffix == ".ipynb":  # its JSON would run as a Python expression and train nothing
         raise click.UsageError(
@@ -156,11 +133,8 @@ def verify_command(
         torchrun=torchrun,
         rtol=rtol,
         atol=atol,
-        unsafe_fixes=unsafe_fixes,
-        target=target,
-        select=_codes(select) or None,
-        ignore=_codes(ignore) or None,
         python=python,
+        **given,
     )
     try:
         if save_reference is not None:

@@ -25,8 +25,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from migrate_xla import config, registry
-from migrate_xla.run import migrate_files
+from migrate_xla.project import MIGRATION_FIELDS, Project, SettingsError
 from migrate_xla.sources.discovery import find_sources
 from migrate_xla.sources.writing import write_copy
 from migrate_xla.verify import interpreter
@@ -75,8 +74,8 @@ class Settings:
     align_rng: bool = True
     rtol: float | None = None
     atol: float | None = None
-    # How the script is migrated; None: as [tool.xla-migrate] of the project's pyproject.toml says
-    # (its defaults without one), as the CLI does
+    # How the script is migrated, the command line's migration options (migrate_xla/project.py);
+    # None: as [tool.xla-migrate] of the project's pyproject.toml says (its defaults without one)
     unsafe_fixes: bool | None = None
     target: str | None = None  # single, multiprocess or spmd
     select: tuple[str, ...] | None = None  # rule codes or prefixes
@@ -86,6 +85,10 @@ class Settings:
     precision: str = "auto"  # float64 (the exactness check), native, or auto: float64 on CPU PJRT
     diagnose: bool = False  # record every parameter's and gradient's norm at every step
     torchrun: bool | None = None  # one-process torchrun variables; None: when the script needs them
+
+    def migration(self) -> dict[str, object]:
+        """The migration settings given (migrate_xla/settings.py's fields), to put in place of the configuration's."""
+        return {name: getattr(self, name) for name in MIGRATION_FIELDS if getattr(self, name) is not None}
 
     def float64(self, env: dict[str, str] | None = None) -> bool:
         if self.precision != "auto":
@@ -246,34 +249,32 @@ def load_trace(path: Path) -> dict:
 def migrate_project(script: Path, project: Path, out: Path, settings: Settings) -> tuple[Path, Path]:
     """Migrate the .py files of ``project`` into ``out``; returns the migrated script and root.
 
-    The settings come from the ``[tool.xla-migrate]`` table the CLI would read for
-    ``project``, with those given in ``settings`` in their place; the files its ``exclude``
-    covers are copied as they are (the CLI leaves them so), the script is always migrated.
+    The project is migrated as the CLI migrates it (migrate_xla/project.py): under the
+    ``[tool.xla-migrate]`` table the CLI would read for ``project``, with the migration
+    settings given in ``settings`` in their place. The files its ``exclude`` covers are
+    copied as they are (the CLI leaves them so); the script is always migrated.
     """
     try:
         script.relative_to(project)
     except ValueError:
         raise VerifyError(f"{script} is not inside the project folder {project}") from None
     try:
-        settings_used = config.discover([project]).override(
-            select=settings.select, ignore=settings.ignore, target=settings.target, unsafe_fixes=settings.unsafe_fixes
-        )
-        options = settings_used.options()
-    except (config.ConfigError, registry.RuleError) as exc:
+        migration = Project.configured([project], **settings.migration())
+    except SettingsError as exc:
         raise VerifyError(str(exc)) from None
-    files = list(find_sources([project]))
-    if not any(f.path.resolve() == script for f in files):
-        files.append(next(iter(find_sources([script]))))
-    exclude = settings_used.exclude_patterns()
-    kept = [f for f in files if exclude is not None and f.path.resolve() != script and exclude.covers(f.path)]
+    if not any(f.path.resolve() == script for f in migration.files):
+        migration.files.append(next(iter(find_sources([script]))))
+    migrated = {f.path.resolve() for f in migration.files}
+    for found in find_sources([project]):  # what the excludes left out: run as it is
+        if found.path.resolve() not in migrated:
+            target = out / found.path.resolve().relative_to(project)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(found.path, target)
     target_of = {}
-    for found in kept:
-        target = out / found.path.resolve().relative_to(project)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(found.path, target)
-    for result in migrate_files([f for f in files if f not in kept], options, jobs=1):
-        rel = result.found.path.resolve().relative_to(project)
-        target = out / rel
+    for result in migration.migrate(jobs=1):
+        if result.found is None:  # a folder that could not be listed: its files are not run either
+            continue
+        target = out / result.found.path.resolve().relative_to(project)
         if result.error is not None:
             if result.found.path.resolve() == script:
                 raise VerifyError(f"cannot migrate {script}: {result.error}")
