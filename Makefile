@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test test-fast lint bench docs sweep clean
+.PHONY: venv demo test test-fast lint bench docs tpu-api sweep clean
 
 venv: $(STAMP)
 
@@ -53,6 +53,15 @@ bench: $(STAMP)
 docs: $(STAMP)
 	$(BIN)/python -m migrate_xla.docs > docs/rules.md
 	$(BIN)/python -m migrate_xla.make_index
+
+# Regenerates migrate_xla/tpu_api.py (torch_tpu's public names) from the torch_tpu wheel on
+# PyPI, downloaded with pip (about 100 MB; nothing is installed). TORCH_TPU=0.3.0 for another release.
+TORCH_TPU ?= $(shell sed -n 's/^TORCH_TPU_VERSION = "\(.*\)"/\1/p' migrate_xla/tpu_api.py)
+tpu-api: $(STAMP)
+	wheels=$$(mktemp -d) && trap 'rm -rf "$$wheels"' EXIT && \
+	$(BIN)/python -m pip download torch-tpu==$(TORCH_TPU) --no-deps --only-binary :all: \
+		--python-version 3.11 --platform manylinux_2_31_x86_64 -d "$$wheels" && \
+	$(BIN)/python -m migrate_xla.make_tpu_api "$$wheels"/torch_tpu-*.whl
 
 # Migrate every file of the installed torch and torch_xla packages (safe and unsafe fixes)
 # into a temporary folder: no crash, every written file compiles, a second run changes nothing.
