@@ -17,6 +17,9 @@ HALF = frozenset({"torch.float16", "torch.half"})
 CUDA_CUSTOM = {"torch.cuda.amp.custom_fwd": "custom_fwd", "torch.cuda.amp.custom_bwd": "custom_bwd"}
 BFLOAT16 = "torch.bfloat16"
 NO_SCALING = "bfloat16 needs no loss scaling"
+# ctx.shared key: ids of the nodes of the branches no run takes once XLA406 maps the
+# run-time option that decides them (dtype_choices.DtypeChoices.dead); the scaler analysis skips them
+NEVER_TAKEN = "never-taken-branches"
 
 
 def torch_module(ctx: FileContext) -> tuple[str, list[Import]]:

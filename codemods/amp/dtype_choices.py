@@ -12,16 +12,17 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from codemods.amp.common import BFLOAT16, HALF, autocast_positions
+from codemods.amp.common import BFLOAT16, CUDA_SCALER, DEVICE_SCALER, HALF, autocast_positions
 from codemods.amp.walk import is_reference, target_key, use_context, walk
 from codemods.shared.device_values import is_cuda_value, names_device
-from migrate_xla.rule import FileContext, call_arg, called, snippet, string_value, words
+from migrate_xla.rule import FileContext, call_arg, called, code_of, snippet, string_value, words
 
 # float16 spelled as a string, and what it becomes: for a dtype table's key, a config or
 # an argparse default (``"fp16"`` -> ``"bf16"`` only where the table has that key), and
 # for ``getattr(torch, name)``.
 CHOICE_STRINGS = {"float16": "bfloat16", "fp16": "bf16", "half": "bfloat16"}
 GETATTR_HALF = {"float16": "bfloat16", "half": "bfloat16"}
+SCALERS = CUDA_SCALER | DEVICE_SCALER
 # Expressions a merged ``a if test else a`` may drop: their evaluation does nothing.
 _PURE = (
     cst.Name,
@@ -49,9 +50,10 @@ class Choice:
     read: set[int] = field(default_factory=set)  # id of each reference the choice reads
     unknown: str | None = None  # what it depends on that the file does not show
     shared: cst.CSTNode | None = None  # a use of one of its names outside the choice
-    # argparse options whose string the run passes to getattr(torch, ...): a default is
-    # mapped here, a value given at run time only where the option is read (XLA406)
-    options: dict[int, cst.Call] = field(default_factory=dict)
+    # argparse options whose string the run passes to getattr(torch, ...), by the name the
+    # file reads them as (``args.amp_dtype``): a default is mapped here, a value given at run
+    # time only where the option is read (XLA406)
+    options: dict[str, cst.Call] = field(default_factory=dict)
 
     @property
     def mapped(self) -> bool:
@@ -68,6 +70,11 @@ class DtypeChoices:
     merged: dict[int, Choice] = field(default_factory=dict)  # id(IfExp) whose branches agree once mapped
     cuda_variables: set[str] = field(default_factory=set)  # names the file assigns a CUDA device choice
     device_variables: set[str] = field(default_factory=set)  # those of them XLA102 rewrites
+    # Once XLA406 maps a run-time option's float16 to bfloat16 as argparse reads it, a test
+    # ``args.amp_dtype == "float16"`` is always false: id(test) -> its value, and the ids of
+    # the nodes of the branches it can no longer take (a GradScaler made there is never made)
+    never: dict[int, bool] = field(default_factory=dict)
+    dead: set[int] = field(default_factory=set)
 
 
 # What a call of autocast spells (every name in CUDA_AUTOCAST and DEVICE_AUTOCAST ends in ``autocast``)
@@ -151,6 +158,72 @@ class _ChoiceFinder:
             if choice.mapped:
                 result.sites.update((key, (code, choice)) for key, code in choice.sites.items())
                 result.merged.update((id(b), choice) for b in choice.branches if self._merges(choice, b))
+                for key, option in choice.options.items():
+                    if mappable_option(option) or maps_half(option):
+                        self._never(key)
+        if result.dead:
+            self._never_made()
+
+    def _never_made(self) -> None:
+        """A name given a GradScaler only in branches no run takes, and None elsewhere, is
+        None: its tests (``scaler is not None``, ``if scaler:``) always say so."""
+        for key, values in self.values.items():
+            values = [
+                part
+                for v in values
+                for part in (
+                    (v.body, v.orelse) if isinstance(v, cst.IfExp) and id(v.test) in self.result.never else (v,)
+                )
+            ]
+            made = [v for v in values if isinstance(v, cst.Call) and self.names.qualname(v.func) in SCALERS]
+            if not made or any(id(v) not in self.result.dead for v in made) or key in self.opaque:
+                continue
+            if not all(v in made or (isinstance(v, cst.Name) and v.value == "None") for v in values):
+                continue
+            for ref, ancestors in self.refs[key]:
+                test, branch = (*ancestors, None, None)[:2]
+                if id(ref) in self.result.dead:
+                    continue
+                if test is not None and isinstance(test, (cst.If, cst.IfExp)) and test.test is ref:
+                    test, branch, value = ref, test, False  # if scaler:
+                elif isinstance(test, cst.Comparison) and test.left is ref and len(test.comparisons) == 1:
+                    operator, comparator = test.comparisons[0].operator, test.comparisons[0].comparator
+                    if not (isinstance(comparator, cst.Name) and comparator.value == "None"):
+                        continue
+                    if not isinstance(operator, (cst.Is, cst.IsNot)):
+                        continue
+                    value = isinstance(operator, cst.Is)
+                else:
+                    continue
+                self._never_branch(test, branch, value)
+
+    def _never_branch(self, test: cst.CSTNode, branch: cst.CSTNode | None, value: bool) -> None:
+        self.result.never[id(test)] = value
+        if isinstance(branch, (cst.If, cst.IfExp)) and branch.test is test:
+            gone = branch.body if not value else branch.orelse
+            if gone is not None:
+                self.result.dead.update(id(node) for node, _ in walk(gone))
+
+    def _never(self, key: str) -> None:
+        """The tests of ``key`` against float16's names, which the mapped option never equals."""
+        for ref, ancestors in self.refs[key]:
+            test, branch = (*ancestors, None, None)[:2]
+            if not (isinstance(test, cst.Comparison) and test.left is ref and len(test.comparisons) == 1):
+                continue
+            operator, comparator = test.comparisons[0].operator, test.comparisons[0].comparator
+            if isinstance(comparator, (cst.Tuple, cst.List, cst.Set)):
+                names = [string_value(e.value) for e in comparator.elements]
+                equal = isinstance(operator, cst.In)
+                if not names or isinstance(operator, (cst.Equal, cst.NotEqual)):
+                    continue
+            else:
+                names = [string_value(comparator)]
+                equal = isinstance(operator, cst.Equal)
+                if not isinstance(operator, (cst.Equal, cst.NotEqual)):
+                    continue
+            if not all(name in GETATTR_HALF for name in names):
+                continue
+            self._never_branch(test, branch, not equal)  # the option is never "float16" or "half" once mapped
 
     def _bind(self, target: cst.CSTNode, value: cst.CSTNode | None) -> None:
         key = target_key(target)
@@ -285,7 +358,7 @@ class _ChoiceFinder:
                 self._unknown(choice, node)
             option = self._option(node) if values and required else None
             if option is not None:
-                choice.options[id(option)] = option
+                choice.options[target_key(node)] = option
             for value in values or ():
                 self._string(choice, value, valid, required)
         elif required:
@@ -333,3 +406,32 @@ class _ChoiceFinder:
             ):
                 return False
         return True
+
+
+def mappable_option(call: cst.Call) -> bool:
+    """Whether XLA406 can map an ``add_argument`` option's value: a plain string (no ``type=``
+    but ``str``), one value, stored, with no ``choices=`` or literal string ones."""
+    if any(a.star for a in call.args) or not call.args or call.args[0].keyword is not None:
+        return False
+    kind = call_arg(call, None, "type")
+    if kind is not None and not (isinstance(kind.value, cst.Name) and kind.value.value == "str"):
+        return False
+    action = call_arg(call, None, "action")
+    if call_arg(call, None, "nargs") is not None or (action is not None and string_value(action.value) != "store"):
+        return False
+    choices = call_arg(call, None, "choices")
+    if choices is None:
+        return True
+    return isinstance(choices.value, (cst.List, cst.Tuple, cst.Set)) and all(
+        string_value(e.value) is not None for e in choices.value.elements
+    )
+
+
+# XLA406's type=: lambda name: "bfloat16" if name in ("float16", "half") else name
+HALF_MAPPING = re.compile(r"""lambda (\w+): (['"])bfloat16\2 if \1 in \(""")
+
+
+def maps_half(call: cst.Call) -> bool:
+    """Whether an option's ``type=`` is XLA406's mapping (a second run)."""
+    kind = call_arg(call, None, "type")
+    return kind is not None and isinstance(kind.value, cst.Lambda) and bool(HALF_MAPPING.match(code_of(kind.value)))

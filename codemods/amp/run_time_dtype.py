@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.amp.common import AMP_GUIDE
-from codemods.amp.dtype_choices import GETATTR_HALF, dtype_choices
-from migrate_xla.rule import SAFE, Rule, append_keyword, call_arg, code_of, string_value, words
+from codemods.amp.common import AMP_GUIDE, NEVER_TAKEN
+from codemods.amp.dtype_choices import GETATTR_HALF, dtype_choices, mappable_option
+from codemods.shared.device_values import KEPT_CUDA_CHECKS
+from migrate_xla.rule import SAFE, Rule, append_keyword, call_arg, code_of, snippet, string_value, words
 
 # What the option's value passes through: float16's names for getattr(torch, ...) become bfloat16
 HALF_NAMES = tuple(sorted(GETATTR_HALF))
@@ -24,7 +25,10 @@ class RunTimeAmpDtype(Rule):
     So the option gets a ``type=`` that maps ``float16`` (and ``half``) to ``bfloat16`` as
     argparse reads it (``"bfloat16"`` added to a literal ``choices=`` list that lacks it):
     the value given and the default alike, and every comparison with ``"float16"`` that
-    enables a GradScaler then says, truly, that no float16 is used. Only where the option
+    enables a GradScaler then says, truly, that no float16 is used. The branches that such a
+    comparison, or a test of a scaler only made in them (``scaler is not None``), can no
+    longer take go (``if args.amp_dtype == "float16": scaler = GradScaler()``; ``x if
+    args.amp_dtype == "float16" else None``): their GradScaler is never made. Only where the option
     does nothing but choose an autocast's dtype (XLA401's test for mapping it where it is
     chosen); where it is used for anything else (``model.to(getattr(torch,
     args.dtype))``), XLA401 guards the autocast's own dtype instead.
@@ -52,12 +56,58 @@ class RunTimeAmpDtype(Rule):
         self.options: dict[int, list[str]] = {}  # id(add_argument call) -> the names it passes through
         for choice in choices.choices.values():
             if choice.mapped:
-                for key in choice.options:
-                    self.options.setdefault(key, []).extend(f"`{k}`" for k in choice.keys)
+                for option in choice.options.values():
+                    self.options.setdefault(id(option), []).extend(f"`{k}`" for k in choice.keys)
+        self.never = choices.never
+        if choices.dead:
+            self.ctx.shared[NEVER_TAKEN] = choices.dead  # the scaler analysis: no scaler is made there
+            kept = self.ctx.shared.setdefault(KEPT_CUDA_CHECKS, {})  # XLA899: they go, CUDA or not
+            kept.update(dict.fromkeys(choices.dead, "a branch no run takes once the dtype option is mapped"))
+
+    # -- the branches the mapped option never takes -------------------------------------
+    def _dropped(self, original, gone: cst.CSTNode | None, kept: cst.CSTNode | None, value: bool):
+        test = original.test
+        if gone is not None:
+            self.ctx.forget_fixes_inside(gone)
+        return (
+            f"`{snippet(test)}` is always {value} once the dtype option is mapped to bfloat16 where it "
+            f"is read: {'its branch' if not value else 'the other branch'} goes"
+            + (" with the GradScaler it made or used" if gone is not None and "scaler" in code_of(gone).lower() else "")
+            + f"; bfloat16 needs no loss scaling; see {AMP_GUIDE}"
+        )
+
+    def leave_If(self, original: cst.If, updated: cst.If):
+        value = self.never.get(id(original.test))
+        if value is None:
+            return updated
+        gone, kept = (original.orelse, updated.body) if value else (original.body, updated.orelse)
+        message = self._dropped(original, gone, kept, value)
+        if kept is None:
+            replacement = cst.RemoveFromParent()
+        elif isinstance(kept, cst.If):  # elif
+            replacement = cst.FlattenSentinel([kept.with_changes(leading_lines=original.leading_lines)])
+        else:
+            block = kept.body if isinstance(kept, cst.Else) else kept
+            if isinstance(block, cst.SimpleStatementSuite):
+                statements = [cst.SimpleStatementLine(body=block.body)]
+            else:
+                statements = list(block.body)
+            statements[0] = statements[0].with_changes(
+                leading_lines=[*original.leading_lines, *statements[0].leading_lines]
+            )
+            replacement = cst.FlattenSentinel(statements)
+        return self.replace(original, updated, replacement, message)
+
+    def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp):
+        value = self.never.get(id(original.test))
+        if value is None:
+            return updated
+        gone, kept = (original.orelse, updated.body) if value else (original.body, updated.orelse)
+        return self.replace(original, updated, kept, self._dropped(original, gone, kept, value))
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         through = self.options.pop(id(original), None)
-        if through is None or not _maps(original):
+        if through is None or not mappable_option(original):
             return updated
         flag = string_value(original.args[0].value) if original.args else None
         quote = "'" if code_of(original.args[0].value).startswith("'") else '"'
@@ -92,22 +142,3 @@ class RunTimeAmpDtype(Rule):
             f"{', '.join(dict.fromkeys(through))}): a launch command's `float16` now means bfloat16 (`type=` maps "
             f"it where argparse reads it{added}); TPUs compute in bfloat16, which needs no GradScaler; see {AMP_GUIDE}",
         )
-
-
-def _maps(call: cst.Call) -> bool:
-    """Whether the option's value is a plain string this rule can map: no ``type=`` but ``str``
-    (a second run finds its own mapping there), one value, stored, and a literal ``choices=``."""
-    if any(a.star for a in call.args) or not call.args or call.args[0].keyword is not None:
-        return False
-    kind = call_arg(call, None, "type")
-    if kind is not None and not (isinstance(kind.value, cst.Name) and kind.value.value == "str"):
-        return False
-    action = call_arg(call, None, "action")
-    if call_arg(call, None, "nargs") is not None or (action is not None and string_value(action.value) != "store"):
-        return False
-    choices = call_arg(call, None, "choices")
-    if choices is None:
-        return True
-    return isinstance(choices.value, (cst.List, cst.Tuple, cst.Set)) and all(
-        string_value(e.value) is not None for e in choices.value.elements
-    )

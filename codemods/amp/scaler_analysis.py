@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from codemods.amp.common import CUDA_SCALER, DEVICE_SCALER
+from codemods.amp.common import CUDA_SCALER, DEVICE_SCALER, NEVER_TAKEN
 from codemods.amp.walk import is_reference, target_key, use_context, walk
 from codemods.shared.device_values import is_cuda_value
 from codemods.shared.training_loops import OPTIMIZER_NAME
@@ -56,7 +56,7 @@ def scaler_uses(ctx: FileContext, module: cst.Module, trigger: cst.CSTNode) -> S
     traversal first meets ``trigger`` (a name that can be a scaler's)."""
     if "scaler_uses" not in ctx.shared:
         statement = ctx.statements[-1] if ctx.statements else module
-        ctx.shared["scaler_uses"] = analyse(module, trigger, statement)
+        ctx.shared["scaler_uses"] = analyse(module, trigger, statement, ctx.shared.get(NEVER_TAKEN, frozenset()))
     return ctx.shared["scaler_uses"]
 
 
@@ -129,14 +129,18 @@ def _is_shaped(what: str, node: cst.CSTNode, ancestors: tuple) -> bool:
     return what == "unwrap" and isinstance(parent, cst.Attribute) and parent.attr.value == "backward"
 
 
-def analyse(module: cst.Module, trigger: cst.CSTNode, statement: cst.CSTNode) -> ScalerUses:
+def analyse(
+    module: cst.Module, trigger: cst.CSTNode, statement: cst.CSTNode, never: frozenset | set = frozenset()
+) -> ScalerUses:
     """Every GradScaler the file makes, every use of it, and what each use becomes.
 
     Names are matched by spelling across the file, not by scope: two functions'
     ``scaler`` variables count as one, so if either is used in a way no rule converts,
     both stay (conservative, never wrong). Uses that the traversal already left when the
     analysis ran (``trigger``, or else ``statement``, is where it stands) cannot be
-    rewritten any more: their scaler stays.
+    rewritten any more: their scaler stays. Nodes in ``never`` are in branches no run takes
+    once XLA406 has mapped the option that decides them (dtype_choices.NEVER_TAKEN): they
+    make and use no scaler.
     """
     names = FileContext()
     refs: dict[str, list[tuple[cst.CSTNode, tuple]]] = defaultdict(list)
@@ -148,6 +152,8 @@ def analyse(module: cst.Module, trigger: cst.CSTNode, statement: cst.CSTNode) ->
         node_type = type(node)
         if node_type is cst.Import or node_type is cst.ImportFrom:
             names.learn_import(node)
+        elif id(node) in never:
+            continue
         elif node_type is cst.Name:
             if is_reference(node, ancestors[0] if ancestors else None):
                 refs[node.value].append((node, ancestors))
