@@ -35,12 +35,15 @@ class RunTimeDevice(Rule):
     device from the command line (``parser.add_argument("--device", default="cpu")``, run
     as ``--device cuda`` or ``--device cuda:2``), from the environment (``os.environ.get(
     "DEVICE", "cuda")``) or from a config (``device = cfg["device"]``) get a CUDA name from
-    their users' launch commands, docs and job files, which the migration does not see; the
+    their users' launch commands, docs and job files, which the migration does not see (so
+    do the globals a configurator ``exec`` sets from ``--device=cuda`` or a config file, as
+    nanoGPT's ``exec(open("configurator.py").read())`` does); the
     migrated script would crash at ``model.to(args.device)``. The name is mapped where it is
     read: the option gets a ``type=`` that argparse applies to the value given and to a
     string default (``"xla"`` added to a literal ``choices=`` list, so that the mapped value
-    is one of them), and a device-named variable assigned from the environment or a config
-    is followed by a line that maps it. ``cuda:N`` loses its index as XLA101 drops it: each
+    is one of them), and a device-named variable assigned from the environment or a config,
+    or a device-named global given a string before such an ``exec``, is mapped on the line
+    after the read. ``cuda:N`` loses its index as XLA101 drops it: each
     XLA process owns its device. Any other name (``cpu``) stays, so a run the user sends to
     the CPU still runs there. An option whose help or choices already name ``xla`` is its
     author's, written for XLA, and stays as it is.
@@ -51,7 +54,12 @@ class RunTimeDevice(Rule):
     SUMMARY = "a device named at run time (--device cuda, DEVICE=cuda) becomes 'xla' where the script reads it"
     FIX = SAFE
     # a --device option's flag; an environment or config read of a device-named value
-    TRIGGERS = (r"""['"]--[\w-]*device""", words("environ", "getenv"), r"""\[\s*['"]\w*device['"]\s*\]""")
+    TRIGGERS = (
+        r"""['"]--[\w-]*device""",
+        words("environ", "getenv", "exec"),
+        r"""\[\s*['"]\w*device['"]\s*\]""",
+        r"""get\(\s*['"]\w*device['"]""",
+    )
     BEFORE = 'parser.add_argument("--device", default="cpu")\ndevice = os.environ.get("DEVICE", "cpu")\n'
     AFTER = (
         'parser.add_argument("--device", default="cpu", type=lambda name: "xla" if name.startswith("cuda") else name)\n'
@@ -62,7 +70,9 @@ class RunTimeDevice(Rule):
         super().__init__(ctx)
         self.options: dict[int, tuple[str, cst.BaseExpression | None]] = {}  # id(add_argument) -> flag, choices
         self.reads: dict[int, tuple[str, str]] = {}  # id(assignment) -> its target, where it reads
-        self.marked: dict[int, tuple] = {}  # id(updated assignment) -> original, updated, target, source
+        self.marked: dict[int, tuple] = {}  # id(updated reader) -> original, updated, targets, source
+        self.device_globals: dict[str, None] = {}  # module-level device names given a string, in order
+        self.execs: dict[int, list[str]] = {}  # id(exec statement) -> the device globals it may set
 
     # -- argparse options ----------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
@@ -173,6 +183,8 @@ class RunTimeDevice(Rule):
         if code_of(node.value) == _mapping(code_of(target)):
             self._keep(node.value)  # the mapping line of a first run: its "cuda" is no CUDA left behind
             return
+        if isinstance(target, cst.Name) and self._module_level() and string_value(node.value) is not None:
+            self.device_globals[target.value] = None  # device = "cuda": a global a configurator may set
         source = self._run_time_read(node.value)
         if source is not None:
             self.reads[id(node)] = (code_of(target), source)
@@ -213,7 +225,28 @@ class RunTimeDevice(Rule):
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
         read = self.reads.pop(id(original), None)
         if read is not None:
-            self.marked[id(updated)] = (original, updated, *read)  # the node held: its id stays its own
+            target, source = read
+            self.marked[id(updated)] = (original, updated, [target], source)  # the node held: its id stays its own
+        return updated
+
+    # -- a configuration file or the command line run over the module's globals -----------------
+    def _module_level(self) -> bool:
+        return len(self.ctx.statements) == 1 and isinstance(self.ctx.statements[0], cst.SimpleStatementLine)
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        """``exec(open("configurator.py").read())``: nanoGPT's way to let ``--device=cuda`` or
+        a config file set the module's globals; the device globals given a string before it
+        are mapped after it."""
+        call = node.value
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "exec"):
+            return
+        if self._module_level() and self.device_globals and self.qualname(call.func) in (None, "exec"):
+            self.execs[id(node)] = list(self.device_globals)
+
+    def leave_Expr(self, original: cst.Expr, updated: cst.Expr):
+        targets = self.execs.pop(id(original), None)
+        if targets is not None:
+            self.marked[id(updated)] = (original, updated, targets, "the configuration this `exec` runs")
         return updated
 
     def leave_Module(self, original, updated):
@@ -228,27 +261,25 @@ class RunTimeDevice(Rule):
             mark = self.marked.pop(id(line.body[0]), None)
             if mark is None:
                 continue
-            assignment, _, target, source = mark
-            following = body[at + 1] if at + 1 < len(body) else None
-            if (
-                isinstance(following, cst.SimpleStatementLine)
-                and len(following.body) == 1
-                and isinstance(following.body[0], cst.Assign)
-                and code_of(following.body[0]).strip() == f"{target} = {_mapping(target)}"
-            ):
+            reader, _, targets, source = mark
+            following = [code_of(s).strip() for s in body[at + 1 : at + 1 + len(targets)]]
+            if following == [f"{target} = {_mapping(target)}" for target in targets]:
                 continue  # mapped already (a second run)
-            value = cst.parse_expression(_mapping(target))
-            self._keep(value)
-            mapping = cst.SimpleStatementLine(
-                body=[cst.Assign([cst.AssignTarget(cst.parse_expression(target))], value)]
-            )
-            new_body = [*body[: at + 1], mapping, *body[at + 1 :]]
+            lines = []
+            for target in targets:
+                value = cst.parse_expression(_mapping(target))
+                self._keep(value)
+                assign = cst.Assign([cst.AssignTarget(cst.parse_expression(target))], value)
+                lines.append(cst.SimpleStatementLine(body=[assign]))
+            new_body = [*body[: at + 1], *lines, *body[at + 1 :]]
+            names = ", ".join(f"`{target}`" for target in targets)
             body = self.replace(
-                assignment,
+                reader,
                 body,
                 new_body,
-                f"`{snippet(assignment)}` reads the device from {source} at run time: a launch that "
-                f"names `cuda` (or `cuda:N`) now gets the XLA device (mapped on the next line); `cpu` stays the CPU",
+                f"`{snippet(reader)}` reads the device from {source} at run time: a launch that names `cuda` "
+                f"(or `cuda:N`) now gets the XLA device ({names} mapped on the next line{'s' if len(lines) > 1 else ''}); "
+                "`cpu` stays the CPU",
                 imports=[TORCH_XLA],
             )
             changed = changed or body is new_body
