@@ -352,9 +352,9 @@ def test_selecting_a_family_without_matches_changes_nothing(tmp_path, cli):
 @pytest.mark.parametrize("option", ["--select", "--ignore"])
 def test_unknown_rule_prefix_is_a_usage_error(tmp_path, cli, option):
     path = write(tmp_path / "train.py", FIXABLE)
-    result = cli(option, "XLA9", str(path))
+    result = cli(option, "XLA99", str(path))
     assert result.exit_code == 2
-    assert "unknown rule code or prefix: XLA9" in result.stderr
+    assert "unknown rule code or prefix: XLA99" in result.stderr
     assert path.read_text() == FIXABLE
 
 

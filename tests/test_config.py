@@ -245,7 +245,7 @@ def test_stdin_uses_the_working_directorys_pyproject(tmp_path):
             r"selct: unknown key \(known: select, ignore, target, unsafe-fixes, exclude, per-file-ignores\)",
         ),
         ('select = "XLA1"', r'select: expected a list of rule codes or prefixes, got "XLA1"'),
-        ('ignore = ["XLA9"]', r"ignore: unknown rule code or prefix: XLA9"),
+        ('ignore = ["XLA99"]', r"ignore: unknown rule code or prefix: XLA99"),
         ('target = "tpu"', r'target: expected one of .*single.*, got "tpu"'),
         ('unsafe-fixes = "yes"', r'unsafe-fixes: expected true or false, got "yes"'),
         ("exclude = [1]", r"exclude: expected a list of path patterns, got \[1\]"),
