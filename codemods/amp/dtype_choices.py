@@ -71,8 +71,8 @@ class DtypeChoices:
     cuda_variables: set[str] = field(default_factory=set)  # names the file assigns a CUDA device choice
     device_variables: set[str] = field(default_factory=set)  # those of them XLA102 rewrites
     # Once XLA406 maps a run-time option's float16 to bfloat16 as argparse reads it, a test
-    # ``args.amp_dtype == "float16"`` is always false: id(test) -> its value, and the ids of
-    # the nodes of the branches it can no longer take (a GradScaler made there is never made)
+    # ``args.amp_dtype == "float16"`` is always false: id(test) -> its value, for the tests whose
+    # branch no run takes makes or uses a GradScaler, and the ids of the nodes of those branches
     never: dict[int, bool] = field(default_factory=dict)
     dead: set[int] = field(default_factory=set)
 
@@ -198,11 +198,15 @@ class _ChoiceFinder:
                 self._never_branch(test, branch, value)
 
     def _never_branch(self, test: cst.CSTNode, branch: cst.CSTNode | None, value: bool) -> None:
+        """``test`` of ``branch`` always has ``value``: the branch it never takes goes if it makes
+        or uses a GradScaler (other code under such a test stays as written: it is not taken)."""
+        if not (isinstance(branch, (cst.If, cst.IfExp)) and branch.test is test):
+            return
+        gone = branch.body if not value else branch.orelse
+        if gone is None or not any(_names_scaler(node) for node, _ in walk(gone)):
+            return
         self.result.never[id(test)] = value
-        if isinstance(branch, (cst.If, cst.IfExp)) and branch.test is test:
-            gone = branch.body if not value else branch.orelse
-            if gone is not None:
-                self.result.dead.update(id(node) for node, _ in walk(gone))
+        self.result.dead.update(id(node) for node, _ in walk(gone))
 
     def _never(self, key: str) -> None:
         """The tests of ``key`` against float16's names, which the mapped option never equals."""
@@ -406,6 +410,11 @@ class _ChoiceFinder:
             ):
                 return False
         return True
+
+
+def _names_scaler(node: cst.CSTNode) -> bool:
+    """A name of a scaler (``scaler``, ``self.grad_scaler``, ``GradScaler``), not a word in a string."""
+    return isinstance(node, cst.Name) and "scaler" in node.value.lower()
 
 
 def mappable_option(call: cst.Call) -> bool:

@@ -71,9 +71,8 @@ class RunTimeAmpDtype(Rule):
             self.ctx.forget_fixes_inside(gone)
         return (
             f"`{snippet(test)}` is always {value} once the dtype option is mapped to bfloat16 where it "
-            f"is read: {'its branch' if not value else 'the other branch'} goes"
-            + (" with the GradScaler it made or used" if gone is not None and "scaler" in code_of(gone).lower() else "")
-            + f"; bfloat16 needs no loss scaling; see {AMP_GUIDE}"
+            f"is read: {'its branch' if not value else 'the other branch'}, which makes or uses a GradScaler, "
+            f"goes; bfloat16 needs no loss scaling; see {AMP_GUIDE}"
         )
 
     def leave_If(self, original: cst.If, updated: cst.If):

