@@ -455,7 +455,7 @@ class LegacyTensorType(Rule):
         func = updated.func.with_changes(attr=cst.Name("to"))
         args = [
             cst.Arg(parse_expr(device), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
-            updated.args[0].with_changes(value=parse_expr(f"torch.{LEGACY_DTYPES[legacy]}")),
+            updated.args[0].with_changes(value=parse_expr(f"{self._torch()}.{LEGACY_DTYPES[legacy]}")),
             *updated.args[1:],
         ]
         replacement = updated.with_changes(func=func, args=args)
@@ -465,20 +465,21 @@ class LegacyTensorType(Rule):
             updated,
             replacement,
             f"`{snippet(original)}` -> `{snippet(replacement)}`: the legacy type's dtype, on the device",
-            imports=_imports(device),
+            imports=self._imports(device),
+            drop_if_unused=self.ctx.import_behind(original.args[0].value),
         )
 
     def _factory(self, original: cst.Call, updated: cst.Call, kind: str, legacy: str, device: str, shown: str):
         if kind == "cpu":
-            inner = updated.with_changes(func=parse_expr(f"torch.{legacy}"))
+            inner = updated.with_changes(func=parse_expr(f"{self._torch()}.{legacy}"))
             replacement = cst.Call(
                 func=cst.Attribute(value=inner, attr=cst.Name("to")), args=[cst.Arg(parse_expr(device))]
             )
             why = "a size or data: the CPU constructor, then moved"
         else:
             args = list(updated.args) or [cst.Arg(cst.Integer("0"))]
-            replacement = updated.with_changes(func=parse_expr(f"torch.{kind}"), args=args)
-            replacement = _append(replacement, "dtype", parse_expr(f"torch.{LEGACY_DTYPES[legacy]}"))
+            replacement = updated.with_changes(func=parse_expr(f"{self._torch()}.{kind}"), args=args)
+            replacement = _append(replacement, "dtype", parse_expr(f"{self._torch()}.{LEGACY_DTYPES[legacy]}"))
             replacement = _append(replacement, "device", parse_expr(device))
             why = "a size" if kind == "empty" else "data"
         self.ctx.forget_fixes_inside(original.func)
@@ -487,8 +488,17 @@ class LegacyTensorType(Rule):
             updated,
             replacement,
             f"`{shown}` -> `{snippet(replacement)}` ({why}): the legacy type's dtype, on the device",
-            imports=_imports(device),
+            imports=self._imports(device),
+            drop_if_unused=self.ctx.import_behind(original.func),
         )
+
+    def _torch(self) -> str:
+        """The file's name for torch (``t`` after ``import torch as t``)."""
+        return self.names.binds("torch") or "torch"
+
+    def _imports(self, device: str) -> list:
+        imports = [TORCH] if self.names.binds("torch") is None else []
+        return [*imports, TORCH_XLA] if XLA_DEVICE in device else imports
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
         if not self.planned:
@@ -501,6 +511,7 @@ class LegacyTensorType(Rule):
                 updated,
                 cst.RemoveFromParent(),
                 f"`{snippet(original)}`: every use of the legacy type was converted; removed",
+                drop_if_unused=[spec for ref in _type_refs(original.value) for spec in self.ctx.import_behind(ref)],
             )
         why = self.flags_off.get(id(original))
         if why is None:
@@ -528,8 +539,9 @@ class LegacyTensorType(Rule):
         )
 
 
-def _imports(device: str):
-    return [TORCH, TORCH_XLA] if XLA_DEVICE in device else [TORCH]
+def _type_refs(value: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The types a value names: both branches of a choice, or the value."""
+    return [value.body, value.orelse] if isinstance(value, cst.IfExp) else [value]
 
 
 def _append(call: cst.Call, keyword: str, value: cst.BaseExpression) -> cst.Call:
