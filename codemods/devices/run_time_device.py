@@ -60,6 +60,7 @@ class RunTimeDevice(Rule):
         r"""\[\s*['"]\w*device['"]\s*\]""",
         r"""get\(\s*['"]\w*device['"]""",
     )
+    CONTEXT = (r"""device\w*\s*=\s*[rRuU]?['"]""",)  # device = "cpu": a global a configurator exec may set
     BEFORE = 'parser.add_argument("--device", default="cpu")\ndevice = os.environ.get("DEVICE", "cpu")\n'
     AFTER = (
         'parser.add_argument("--device", default="cpu", type=lambda name: "xla" if name.startswith("cuda") else name)\n'
