@@ -124,6 +124,7 @@ class LegacyTensorType(Rule):
         self.tests_off: dict[int, str] = {}  # a flag's Name in a test, or an availability test -> why
         self.planned = False
         self.names = FileContext()
+        self.roots: dict[str, cst.BaseExpression] = {}  # a type's name -> its value, when another name is bound to it
 
     # -- analysis of the whole file ----------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
@@ -179,6 +180,14 @@ class LegacyTensorType(Rule):
         }
         top = {id(statement): index for index, statement in enumerate(module.body)}
         devices = self._device_variables(module, bindings)
+        # Tensor = FloatTensor: a name bound once to another that is bound once to a type
+        single = {name: values[0][0] for name, values in bindings.items() if len(values) == 1 and values[0][0]}
+        self.roots = {}
+        for name, value in single.items():
+            if isinstance(value, cst.Name) and value.value in single and value.value != name:
+                root = single[value.value]
+                if not isinstance(root, cst.Name) and self._legacy_value(root) is not None:
+                    self.roots[value.value] = root
         direct_calls, direct_types, unconverted = [], [], []
         for node, ancestors in nodes:
             legacy = self._legacy_ref(node)
@@ -205,10 +214,10 @@ class LegacyTensorType(Rule):
         }
         # An availability flag that selects what cannot be converted is off where it is set
         off: dict[str, str] = {}
-        for name, values in named.items():
-            why = self._named_plan(name, values, nodes, flags, devices, top)[0]
+        for name, (why, _, _) in self._named_plans(named, nodes, flags, devices, top).items():
             if why is None:
                 continue
+            values = named[name]
             for value, ancestors in values:
                 found = self._legacy_value(value) if value is not None else None
                 cond = found[1] if found is not None else None
@@ -228,8 +237,8 @@ class LegacyTensorType(Rule):
             for _, ancestors in bindings[name]:
                 self.flags_off[id(ancestors[-1])] = _why_off(name, why)
         flags -= set(off)  # a flag set off is a choice like the user's own: its CPU branch stays
-        for name, values in named.items():
-            why, calls, types = self._named_plan(name, values, nodes, flags, devices, top)
+        for name, (why, calls, types) in self._named_plans(named, nodes, flags, devices, top).items():
+            values = named[name]
             if why is None:
                 self.calls.update(calls)
                 self.type_calls.update(types)
@@ -294,12 +303,26 @@ class LegacyTensorType(Rule):
         legacy = self._legacy_ref(value)
         if legacy is not None:
             return legacy, None, True
+        if isinstance(value, cst.Name) and value.value in self.roots:
+            return self._legacy_value(self.roots[value.value])
         if isinstance(value, cst.IfExp):
             for cuda, cpu, first in ((value.body, value.orelse, True), (value.orelse, value.body, False)):
                 legacy = self._legacy_ref(cuda)
                 if legacy is not None and self._cpu_ref(cpu) == legacy:
                     return legacy, value.test, first
         return None
+
+    def _named_plans(self, named, nodes, flags, devices, top) -> dict:
+        """Each name's plan; a type and the names bound to it (``Tensor = FloatTensor``) convert together."""
+        plans = {name: self._named_plan(name, values, nodes, flags, devices, top) for name, values in named.items()}
+        for name, values in named.items():
+            value = values[0][0]
+            if isinstance(value, cst.Name) and value.value in self.roots and value.value in plans:
+                root = value.value
+                for one, other in ((name, root), (root, name)):
+                    if plans[one][0] is None and plans[other][0] is not None:
+                        plans[one] = (f"`{other}`: {plans[other][0]}", {}, {})
+        return plans
 
     def _named_plan(self, name, values, nodes, flags, devices, top):
         """(None, calls, .type() calls) to convert a name bound to a legacy type, or (why not, {}, {})."""
@@ -329,6 +352,8 @@ class LegacyTensorType(Rule):
                 uses.append((parent, kind, ancestors[:-1]))
             elif isinstance(parent, cst.Arg) and self._is_type_call(grand, parent):
                 uses.append((grand, None, ancestors[:-2]))
+            elif name in self.roots and _named_value(node, ancestors):
+                continue  # Tensor = FloatTensor: planned with Tensor
             else:
                 shown = grand if isinstance(parent, cst.Arg) and grand is not None else parent
                 return f"`{snippet(shown)}`", {}, {}
@@ -378,6 +403,8 @@ class LegacyTensorType(Rule):
         if isinstance(node, cst.Call):
             name = self.qualname(node.func) or ""
             if name.startswith("numpy.") and name.rsplit(".", 1)[-1] not in NUMPY_SCALARS:
+                return True
+            if code_of(node.func) in ("list", "tuple"):
                 return True
             return isinstance(node.func, cst.Attribute) and node.func.attr.value in ("numpy", "tolist")
         if isinstance(node, cst.BinaryOperation):

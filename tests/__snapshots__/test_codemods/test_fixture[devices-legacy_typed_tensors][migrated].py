@@ -30,7 +30,9 @@ def sample(n, labels):
     z = Variable(torch.tensor(np.random.normal(0, 1, (n, opt.latent_dim)), dtype=torch.float32, device=torch_xla.device()))
     y = Variable(torch.LongTensor(labels).to(torch_xla.device()))  # a size or a list: kept as the CPU constructor, then moved
     empty = torch.empty(0, dtype=torch.float32, device=torch_xla.device())
-    return z, y, empty
+    scale = torch.tensor([2.0], dtype=torch.float32, device=torch_xla.device())
+    mask = torch.tensor(tuple(label > 0 for label in labels), dtype=torch.uint8, device=torch_xla.device())
+    return z, y, empty, scale, mask
 
 
 def step(imgs, labels):
