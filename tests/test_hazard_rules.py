@@ -249,7 +249,7 @@ def test_slices_bounded_by_the_loop_index_on_one_side_are_flagged():
     assert findings(code) == [(5, "XLA705"), (7, "XLA705")]
 
 
-def test_the_sampling_message_says_why_cropping_does_not_help():
+def test_a_sampling_loop_that_crops_into_a_name_is_cut_after_the_crop_and_before_the_concatenation():
     migrated, diagnostics = migrate_with_findings(
         """\
         import torch
@@ -261,9 +261,34 @@ def test_the_sampling_message_says_why_cropping_does_not_help():
             return idx
         """
     )
-    [message] = [d.message for d in diagnostics]
+    [finding] = diagnostics
+    assert finding.code == "XLA705" and finding.fixed
+    body = [line.strip() for line in migrated.splitlines()[4:8]]
+    assert body == [
+        "idx_cond = idx if idx.size(1) <= block_size else idx[:, -block_size:]",
+        "torch_xla.sync()",
+        "torch_xla.sync()",
+        "idx = torch.cat((idx, model(idx_cond)[:, -1:].argmax(-1)), dim=1)",
+    ]
+    assert TODO_PREFIX not in migrated and migrate(migrated) == migrated
+
+
+def test_the_sampling_message_says_why_cropping_in_the_call_does_not_help():
+    migrated, diagnostics = migrate_with_findings(
+        """\
+        import torch
+        import torch_xla
+        def generate(model, idx, n, block_size):
+            for _ in range(n):
+                idx = torch.cat((idx, model(idx[:, -block_size:])[:, -1:].argmax(-1)), dim=1)
+            return idx
+        """
+    )
+    [message] = [d.message for d in diagnostics if not d.fixed]
     assert "the crop `idx[:, -block_size:]` does not help" in message and "buf[:, t] = y" in message
-    assert migrated.count(TODO_PREFIX) == 1 and migrate(migrated) == migrated
+    assert "crop into a name of its own" in message
+    assert migrated.count(TODO_PREFIX) == 1 and migrated.count("torch_xla.sync()") == 1
+    assert migrate(migrated) == migrated
 
 
 def test_a_mask_named_parameter_given_randperm_positions_is_no_boolean_mask():

@@ -290,8 +290,11 @@ class GrowingShape(Rule):
         return True
 
     def _read_in(self, loop: cst.CSTNode, grow: cst.Assign, key: str) -> bool:
-        """Whether the loop reads ``key`` other than to grow it (a model input, say)."""
-        inside = {id(n) for n in subtree(grow)}
+        """Whether the loop reads ``key`` other than to grow it (a model input, say), also in
+        the growing statement itself (``idx = torch.cat((idx, model(idx)[:, -1:]), 1)``)."""
+        pieces = call_arg(grow.value, 0, "tensors").value
+        grown = [t.target for t in grow.targets] + [e.value for e in pieces.elements if _key(e.value) == key]
+        inside = {id(n) for node in grown for n in subtree(node)}
         for node in subtree(loop.body):
             if id(node) not in inside and isinstance(node, (cst.Name, cst.Attribute)) and _key(node) == key:
                 return True
