@@ -4,6 +4,8 @@ availability flag that selects what cannot be converted stays off on XLA."""
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from codemods.devices.device_check import GPU_ONLY_FEATURE
@@ -48,6 +50,8 @@ SIZE_METHODS = frozenset({"size", "numel", "dim", "__len__"})
 SIZE_FUNCTIONS = frozenset({"len", "int", "torch.Size"})
 # numpy functions that return an array (a numpy call on the right of an operator is data too)
 NUMPY_SCALARS = frozenset({"prod", "sum", "mean", "max", "min", "argmax", "argmin", "size", "int64", "int32", "ndim"})
+# What a file with anything to plan spells: a legacy type, or an availability test
+PLANNED = re.compile(r"(?:" + "|".join(LEGACY_DTYPES) + r")\b|is_available")
 _BINDING_FIELDS = (cst.Param, cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cst.AsName, cst.CompFor, cst.For)
 
 
@@ -99,6 +103,7 @@ class LegacyTensorType(Rule):
         + r"|graph_pool_handle|Stream\b|cuda\.graph\b",
     )
     REQUIRES = (CUDA_WORD,)
+    CONTEXT = (words("is_available"),)  # the availability flags the checks and choices read
     BEFORE = (
         "import numpy as np\n"
         "cuda = True if torch.cuda.is_available() else False\n"
@@ -129,6 +134,8 @@ class LegacyTensorType(Rule):
     # -- analysis of the whole file ----------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
         self.planned = False
+        if not PLANNED.search(self.ctx.source or code_of(node)):
+            return  # no legacy type and no availability flag: nothing to plan
         nodes = list(_walk(node))
         # The plan is made before the traversal meets the imports: names resolve through the file's imports
         self.names = FileContext()
