@@ -24,6 +24,7 @@ from migrate_xla.rule import (
     parse_expr,
     snippet,
     string_value,
+    subtree,
     words,
 )
 
@@ -180,11 +181,22 @@ class LegacyTensorType(Rule):
     def _plan(self, module: cst.Module, nodes: list) -> None:
         self.planned = True
         bindings = _bindings(nodes)
-        flags = {
-            name
-            for name, values in bindings.items()
-            if values and all(v is not None and self._is_availability(v) for v, _ in values)
+        # The flags set from an availability test (cuda = torch.cuda.is_available(), args.cuda = not
+        # args.no_cuda and torch.cuda.is_available()): their assignments, by the flag's code
+        checks: dict[str, list] = {}
+        for node, _ in nodes:
+            if isinstance(node, cst.Assign) and len(node.targets) == 1:
+                target = node.targets[0].target
+                if isinstance(target, (cst.Name, cst.Attribute)):
+                    checks.setdefault(code_of(target), []).append(node)
+        available = {
+            key: assigns
+            for key, assigns in checks.items()
+            if all(any(map(self._availability_call, subtree(a.value))) for a in assigns)
+            and all(v is not None for v, _ in bindings.get(key, ()))
         }
+        # ... and those that are nothing else: on XLA they are always true
+        flags = {key for key, assigns in available.items() if all(self._is_availability(a.value) for a in assigns)}
         top = {id(statement): index for index, statement in enumerate(module.body)}
         devices = self._device_variables(module, bindings)
         # Tensor = FloatTensor: a name bound once to another that is bound once to a type
@@ -230,19 +242,23 @@ class LegacyTensorType(Rule):
                 cond = found[1] if found is not None else None
                 checks = [cond] if cond is not None else []
                 for check in [*checks, *_guarding_checks(ancestors[-1], ancestors[:-1])] if ancestors else checks:
-                    if isinstance(check, cst.Name) and check.value in flags:
-                        off.setdefault(check.value, f"`{snippet(value)}` ({why})")
+                    if _key(check) in available:
+                        off.setdefault(_key(check), f"`{snippet(value)}` ({why})")
                     elif self._availability_call(check):
                         self.tests_off[id(check)] = _why_off(code_of(check), f"`{snippet(value)}` ({why})")
         for node, ancestors in unconverted:
             for check in _guarding_checks(node, ancestors):
-                if isinstance(check, cst.Name) and check.value in flags:
-                    off.setdefault(check.value, f"`{snippet(node)}`")
+                if _key(check) in available:
+                    off.setdefault(_key(check), f"`{snippet(node)}`")
                 elif self._availability_call(check):
                     self.tests_off[id(check)] = _why_off(code_of(check), f"`{snippet(node)}`")
-        for name, why in off.items():
-            for _, ancestors in bindings[name]:
-                self.flags_off[id(ancestors[-1])] = _why_off(name, why)
+        for key, why in off.items():
+            for assign in available[key]:
+                if key in flags:
+                    self.flags_off[id(assign)] = _why_off(key, why)
+                else:  # args.cuda = not args.no_cuda and False
+                    for call in filter(self._availability_call, subtree(assign.value)):
+                        self.tests_off[id(call)] = _why_off(key, why)
         flags -= set(off)  # a flag set off is a choice like the user's own: its CPU branch stays
         for name, (why, calls, types) in self._named_plans(named, nodes, flags, devices, top).items():
             values = named[name]
@@ -258,7 +274,7 @@ class LegacyTensorType(Rule):
                 self.calls[id(call)] = (kind, legacy, self._device(None, ancestors, devices, top), snippet(call))
         for call, ancestors, legacy in direct_types:
             self.type_calls[id(call)] = (legacy, self._device(None, ancestors, devices, top))
-        self._features_off(nodes, flags)
+        self._features_off(nodes, set(available) - set(off))
 
     def _features_off(self, nodes: list, flags: set[str]) -> None:
         """``if cuda: model = nn.DataParallel(model)``: that check is off (the flag elsewhere is not)."""
@@ -266,24 +282,20 @@ class LegacyTensorType(Rule):
             if isinstance(node, cst.Call):
                 for arg in node.args:
                     keyword = arg.keyword.value if arg.keyword is not None else None
-                    if (
-                        keyword in ("fused", "capturable")
-                        and isinstance(arg.value, cst.Name)
-                        and arg.value.value in flags
-                    ):
+                    if keyword in ("fused", "capturable") and _key(arg.value) in flags:
                         self.tests_off[id(arg.value)] = (
-                            f"`{arg.value.value}` asks whether a GPU is there and is passed as `{keyword}=`, which "
+                            f"`{_key(arg.value)}` asks whether a GPU is there and is passed as `{keyword}=`, which "
                             f"only CUDA has: `{keyword}=False` here, so it stays off on XLA"
                         )
             if not isinstance(node, (cst.If, cst.IfExp)) or "device_count" in code_of(node.test):
                 continue  # a device count: XLA610's
             for operand in _and_operands(node.test):
-                if isinstance(operand, cst.Name) and operand.value in flags:
+                if _key(operand) in flags:
                     found = GPU_ONLY_FEATURE.search(code_of(node.body))
                     if found:
                         self.tests_off[id(operand)] = (
-                            f"`{operand.value}` asks whether a GPU is there and guards `{found.group(0)}`, which "
-                            f"only CUDA has: this check of `{operand.value}` is now `False`, so it stays off on XLA"
+                            f"`{_key(operand)}` asks whether a GPU is there and guards `{found.group(0)}`, which "
+                            f"only CUDA has: this check of `{_key(operand)}` is now `False`, so it stays off on XLA"
                         )
 
     def _is_type_call(self, call: cst.CSTNode | None, arg: cst.Arg) -> bool:
@@ -561,6 +573,8 @@ class LegacyTensorType(Rule):
             return updated
         return self._off(original, updated)
 
+    leave_Attribute = leave_Name  # if args.cuda: ... DataParallel
+
     def _off(self, original: cst.BaseExpression, updated: cst.BaseExpression):
         self.flag(original, self.tests_off[id(original)])
         if self.fixes(original):
@@ -658,6 +672,11 @@ def _and_operands(test: cst.CSTNode):
         yield from _and_operands(test.right)
     else:
         yield test
+
+
+def _key(node: cst.CSTNode) -> str | None:
+    """``cuda`` or ``args.cuda``: how a flag is named; None for anything else."""
+    return code_of(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
 
 
 def _named_value(node: cst.CSTNode, ancestors) -> bool:

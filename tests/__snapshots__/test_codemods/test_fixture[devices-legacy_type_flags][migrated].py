@@ -49,3 +49,15 @@ class Sampler:
         # TODO(xla-migrate): XLA110 `torch.cuda.is_available()` asks whether a GPU is there and leads to `torch.cuda.FloatTensor`, which still needs CUDA: `torch.cuda.is_available()` is now `False`, so what it selects runs on the CPU as on a machine without a GPU; convert it by hand (`torch.empty/torch.tensor(..., dtype=..., device=torch_xla.device())`, `x.to(device, dtype)`) and restore the check
         # TODO(xla-migrate): XLA899 `torch.cuda.FloatTensor` is a legacy CUDA tensor type: create the tensor with its dtype (`torch.tensor(..., dtype=...)`) and move it with `.to(torch_xla.device())`; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
         self.Tensor = torch.cuda.FloatTensor if False else torch.FloatTensor
+
+
+class Options:
+    no_cuda = False
+
+
+opts = Options()
+# TODO(xla-migrate): XLA110 `opts.cuda` asks whether a GPU is there and leads to `torch.cuda.LongTensor if opts.cuda else torch.LongTensor` (`print("labels are", LongTensor)`), which still needs CUDA: `opts.cuda` is now `False`, so what it selects runs on the CPU as on a machine without a GPU; convert it by hand (`torch.empty/torch.tensor(..., dtype=..., device=torch_xla.device())`, `x.to(device, dtype)`) and restore the check
+opts.cuda = not opts.no_cuda and False
+# TODO(xla-migrate): XLA899 `torch.cuda.LongTensor` is a legacy CUDA tensor type: create the tensor with its dtype (`torch.tensor(..., dtype=...)`) and move it with `.to(torch_xla.device())`; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
+LongTensor = torch.cuda.LongTensor if opts.cuda else torch.LongTensor
+print("labels are", LongTensor)
