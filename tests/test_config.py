@@ -191,9 +191,13 @@ def test_settings_travel_to_the_workers():
 
 def test_verify_takes_every_migration_option():
     """verify's own Settings carries each Settings field the shared migration options give."""
+    import dataclasses
+
     from migrate_xla.verify import Settings as VerifySettings
 
-    given = {name: value for name, value in zip(MIGRATION_FIELDS, ("spmd", ("XLA1",), ("XLA103",), True))}
+    assert set(MIGRATION_FIELDS) <= {field.name for field in dataclasses.fields(VerifySettings)}
+    assert set(MIGRATION_FIELDS) <= set(Settings._fields)
+    given = dict(zip(MIGRATION_FIELDS, ("spmd", ("XLA1",), ("XLA103",), True), strict=True))
     assert VerifySettings(**given).migration() == given
     assert VerifySettings().migration() == {}
     assert Settings().override(**given).checked().target == "spmd"
