@@ -44,3 +44,30 @@ def test_sampling_four_times_compiles_the_graphs_of_one_sampling_pass(tmp_path, 
     assert migrated.compilations <= tokens + block_size + training, migrated
     assert migrated.recompilations == 0  # the passes after steps 6 and 8 compile nothing
     assert migrated.executions >= 3 * 2 * tokens  # every token ran as graphs of its own, in each pass
+
+
+def test_verify_draws_multinomial_samples_from_the_cpu_generator_the_same_way_on_every_device():
+    """A trainer that samples text between its steps: both runs must draw the same tokens from
+    the CPU generator, or the dropout masks of every later step differ (minGPT's chargpt, which
+    samples with torch.multinomial after step 0, diverged at step 2)."""
+    import torch
+
+    from migrate_xla.verify.child import _multinomial
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the device's own sampler was called")
+
+    aligned = _multinomial(refuse)
+    probs = torch.softmax(torch.randn(3, 7, generator=torch.Generator().manual_seed(0)), -1)
+    draws = []
+    for dtype in (torch.float32, torch.float64):
+        torch.manual_seed(1)
+        draws.append(aligned(probs.to(dtype), 1))
+    assert draws[0].shape == (3, 1) and draws[0].dtype == torch.int64 and torch.equal(draws[0], draws[1])
+    torch.manual_seed(2)
+    many = aligned(probs[:1].expand(20000, 7), 1).view(-1)
+    assert (torch.bincount(many, minlength=7) / 20000.0 - probs[0]).abs().max() < 0.02
+    assert aligned(torch.tensor([0.0, 0.0, 1.0]), 1).tolist() == [2]
+    assert aligned(probs, 4, replacement=True).shape == (3, 4)
+    with pytest.raises(AssertionError, match="own sampler"):
+        aligned(probs, 4)  # without replacement: left to torch

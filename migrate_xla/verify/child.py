@@ -13,9 +13,9 @@ What it does:
   GradScaler multiplied it);
 - counts optimizer steps (backward passes when no optimizer ever steps: a script that
   updates its parameters by hand) and stops the run cleanly after ``steps`` of them;
-- aligns random numbers: random factories, in-place random fills and dropout (also
-  between the layers of an RNN, LSTM or GRU) draw from the CPU generator in both runs,
-  so both see the same values;
+- aligns random numbers: random factories, in-place random fills, dropout (also
+  between the layers of an RNN, LSTM or GRU) and multinomial sampling draw from the CPU
+  generator in both runs, so both see the same values;
 - in float64 mode (the exactness check), runs the script's floating-point work in
   float64 on both sides, so that rounding no longer hides or fakes a difference;
 - at the first step, records the model's parameters (count, tied groups) and whether
@@ -434,6 +434,26 @@ def _dropout(channel_wise: int):
     return aligned
 
 
+def _multinomial(original):
+    """torch.multinomial(probs, 1) (and with replacement) as the inverse of the cumulative
+    distribution at a uniform drawn on the CPU, the same way on every device and without a
+    read to the host: a trainer that samples text between its steps would otherwise draw
+    from the CPU generator in one run and the XLA generator in the other, and the dropout
+    masks of every later step would differ. Other forms (samples without replacement, a
+    generator, ``out=``) are left as they are."""
+
+    def aligned(probs, num_samples, replacement=False, **kwargs):
+        if kwargs or not isinstance(probs, torch.Tensor) or (num_samples != 1 and not replacement):
+            return original(probs, num_samples, replacement, **kwargs)
+        uniform = torch.rand((*probs.shape[:-1], num_samples), dtype=torch.float64).to(probs.device)
+        cdf = probs.to(torch.float64).cumsum(-1)
+        cdf = cdf / cdf[..., -1:]
+        drawn = (cdf.unsqueeze(-2) <= uniform.unsqueeze(-1)).sum(-1)
+        return drawn.clamp(max=probs.shape[-1] - 1)
+
+    return aligned
+
+
 class _LayerwiseRNNs:
     """``torch._VF`` as ``nn.RNN``/``LSTM``/``GRU`` see it: a stack of layers with dropout
     between them runs one layer at a time, with the aligned ``F.dropout`` between layers
@@ -509,6 +529,8 @@ def _install_rng_alignment() -> None:
     ):
         setattr(torch.Tensor, name, _fill(getattr(torch.Tensor, name)))
     torch.bernoulli = _bernoulli(torch.bernoulli)
+    torch.multinomial = _multinomial(torch.multinomial)
+    torch.Tensor.multinomial = _multinomial(torch.Tensor.multinomial)
     for name, channel_wise in (("dropout", 0), ("dropout1d", 1), ("dropout2d", 2), ("dropout3d", 3)):
         setattr(F, name, _dropout(channel_wise))
     rnn_modules._VF = _LayerwiseRNNs(torch._VF)
