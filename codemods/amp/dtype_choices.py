@@ -50,10 +50,12 @@ class Choice:
     read: set[int] = field(default_factory=set)  # id of each reference the choice reads
     unknown: str | None = None  # what it depends on that the file does not show
     shared: cst.CSTNode | None = None  # a use of one of its names outside the choice
-    # argparse options whose string the run passes to getattr(torch, ...), by the name the
-    # file reads them as (``args.amp_dtype``): a default is mapped here, a value given at run
-    # time only where the option is read (XLA406)
-    options: dict[str, cst.Call] = field(default_factory=dict)
+    # argparse options whose string picks the dtype (getattr(torch, ...), a dtype table), by
+    # the name the file reads them as (``args.amp_dtype``), with their call and the renames
+    # that keep the pick valid ({"float16": "bfloat16", "half": "bfloat16"}; {"fp16": "bf16"}
+    # for a table keyed so): a default is mapped here, a value given at run time only where
+    # the option is read (XLA406)
+    options: dict[str, tuple[cst.Call, dict[str, str]]] = field(default_factory=dict)
 
     @property
     def mapped(self) -> bool:
@@ -158,9 +160,9 @@ class _ChoiceFinder:
             if choice.mapped:
                 result.sites.update((key, (code, choice)) for key, code in choice.sites.items())
                 result.merged.update((id(b), choice) for b in choice.branches if self._merges(choice, b))
-                for key, option in choice.options.items():
+                for key, (option, renames) in choice.options.items():
                     if mappable_option(option) or maps_half(option):
-                        self._never(key)
+                        self._never(key, renames)
         if result.dead:
             self._never_made()
 
@@ -208,7 +210,7 @@ class _ChoiceFinder:
         self.result.never[id(test)] = value
         self.result.dead.update(id(node) for node, _ in walk(gone))
 
-    def _never(self, key: str) -> None:
+    def _never(self, key: str, renames: dict[str, str]) -> None:
         """The tests of ``key`` against float16's names, which the mapped option never equals."""
         for ref, ancestors in self.refs[key]:
             test, branch = (*ancestors, None, None)[:2]
@@ -225,7 +227,7 @@ class _ChoiceFinder:
                 equal = isinstance(operator, cst.Equal)
                 if not isinstance(operator, (cst.Equal, cst.NotEqual)):
                     continue
-            if not all(name in GETATTR_HALF for name in names):
+            if not all(name in renames for name in names):
                 continue
             self._never_branch(test, branch, not equal)  # the option is never "float16" or "half" once mapped
 
@@ -360,9 +362,14 @@ class _ChoiceFinder:
             values = self._name(choice, node)
             if values is None and required:
                 self._unknown(choice, node)
-            option = self._option(node) if values and required else None
-            if option is not None:
-                choice.options[target_key(node)] = option
+            option = self._option(node) if values else None
+            renames = {
+                k: v
+                for k, v in (GETATTR_HALF if required else CHOICE_STRINGS).items()
+                if v in valid and (required or k in valid)
+            }
+            if option is not None and renames:
+                choice.options.setdefault(target_key(node), (option, {}))[1].update(renames)
             for value in values or ():
                 self._string(choice, value, valid, required)
         elif required:
@@ -436,8 +443,9 @@ def mappable_option(call: cst.Call) -> bool:
     )
 
 
-# XLA406's type=: lambda name: "bfloat16" if name in ("float16", "half") else name
-HALF_MAPPING = re.compile(r"""lambda (\w+): (['"])bfloat16\2 if \1 in \(""")
+# XLA406's type=: lambda name: "bfloat16" if name in ("float16", "half") else name, or
+# "bf16" if name == "fp16" else name, or {"float16": "bfloat16", "fp16": "bf16"}.get(name, name)
+HALF_MAPPING = re.compile(r"""lambda (\w+): (?:(['"])(?:bfloat16|bf16)\2 if \1 (?:in \(|==)|\{.*\}\.get\(\1, \1\))""")
 
 
 def maps_half(call: cst.Call) -> bool:

@@ -6,12 +6,11 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.amp.common import AMP_GUIDE, NEVER_TAKEN
-from codemods.amp.dtype_choices import GETATTR_HALF, dtype_choices, mappable_option
+from codemods.amp.dtype_choices import dtype_choices, mappable_option
 from codemods.shared.device_values import KEPT_CUDA_CHECKS
-from migrate_xla.rule import SAFE, Rule, append_keyword, call_arg, code_of, snippet, string_value, words
+from migrate_xla.rule import SAFE, Rule, append_keyword, call_arg, code_of, snippet, string_value
 
 # What the option's value passes through: float16's names for getattr(torch, ...) become bfloat16
-HALF_NAMES = tuple(sorted(GETATTR_HALF))
 
 
 class RunTimeAmpDtype(Rule):
@@ -38,8 +37,8 @@ class RunTimeAmpDtype(Rule):
     NAME = "run-time-amp-dtype"
     SUMMARY = "a float16 autocast dtype given on the command line becomes bfloat16 where argparse reads it"
     FIX = SAFE
-    TRIGGERS = (words("getattr"),)
-    REQUIRES = (r"autocast", r"add_argument")
+    TRIGGERS = (r"add_argument",)
+    REQUIRES = (r"autocast",)
     CONTEXT = (r"float16|fp16|half", r"autocast")
     BEFORE = (
         'parser.add_argument("--amp-dtype", default="bfloat16")\nargs = parser.parse_args()\n'
@@ -53,11 +52,14 @@ class RunTimeAmpDtype(Rule):
 
     def visit_Module(self, node: cst.Module) -> None:
         choices = dtype_choices(self.ctx, node)
-        self.options: dict[int, list[str]] = {}  # id(add_argument call) -> the names it passes through
+        # id(add_argument call) -> the names it passes through, the renames that keep its pick valid
+        self.options: dict[int, tuple[list[str], dict[str, str]]] = {}
         for choice in choices.choices.values():
             if choice.mapped:
-                for option in choice.options.values():
-                    self.options.setdefault(id(option), []).extend(f"`{k}`" for k in choice.keys)
+                for option, renames in choice.options.values():
+                    through, merged = self.options.setdefault(id(option), ([], {}))
+                    through.extend(f"`{k}`" for k in choice.keys)
+                    merged.update(renames)
         self.never = choices.never
         if choices.dead:
             self.ctx.shared[NEVER_TAKEN] = choices.dead  # the scaler analysis: no scaler is made there
@@ -105,13 +107,13 @@ class RunTimeAmpDtype(Rule):
         return self.replace(original, updated, kept, self._dropped(original, gone, kept, value))
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
-        through = self.options.pop(id(original), None)
-        if through is None or not mappable_option(original):
+        option = self.options.pop(id(original), None)
+        if option is None or not mappable_option(original):
             return updated
+        through, renames = option
         flag = string_value(original.args[0].value) if original.args else None
         quote = "'" if code_of(original.args[0].value).startswith("'") else '"'
-        names = ", ".join(f"{quote}{name}{quote}" for name in HALF_NAMES)
-        mapping = cst.parse_expression(f"lambda name: {quote}bfloat16{quote} if name in ({names}) else name")
+        mapping = cst.parse_expression(f"lambda name: {_mapping(renames, quote)}")
         kind = call_arg(original, None, "type")
         if kind is not None:
             index = next(i for i, a in enumerate(original.args) if a is kind)
@@ -122,22 +124,47 @@ class RunTimeAmpDtype(Rule):
             replacement = append_keyword(updated, "type", mapping)
         choices = call_arg(original, None, "choices")
         added = ""
-        if choices is not None and "bfloat16" not in [string_value(e.value) for e in choices.value.elements]:
+        listed_values = [string_value(e.value) for e in choices.value.elements] if choices is not None else []
+        missing = [v for v in dict.fromkeys(renames.values()) if v not in listed_values]
+        if choices is not None and missing:
             index = next(i for i, a in enumerate(original.args) if a is choices)
             listed = replacement.args[index].value
             elements = list(listed.elements)
             last = elements[-1]
             elements[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-            elements.append(cst.Element(cst.SimpleString(f"{quote}bfloat16{quote}"), comma=last.comma))
+            for n, value in enumerate(missing):
+                comma = last.comma if n == len(missing) - 1 else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+                elements.append(cst.Element(cst.SimpleString(f"{quote}{value}{quote}"), comma=comma))
             args = list(replacement.args)
             args[index] = args[index].with_changes(value=listed.with_changes(elements=elements))
             replacement = replacement.with_changes(args=args)
-            added = f", and {quote}bfloat16{quote} is one of its choices"
+            listed_missing = ", ".join(f"{quote}{v}{quote}" for v in missing)
+            added = f", and {listed_missing} {'is one' if len(missing) == 1 else 'are some'} of its choices"
+        meaning = "; ".join(
+            " and ".join(f"`{k}`" for k in sorted(k for k, v in renames.items() if v == target))
+            + f" now {'means' if list(renames.values()).count(target) == 1 else 'mean'} `{target}`"
+            for target in dict.fromkeys(renames.values())
+        )
         return self.replace(
             original,
             updated,
             replacement,
             f"`{flag or code_of(original.args[0].value)}` names the autocast dtype at run time (through "
-            f"{', '.join(dict.fromkeys(through))}): a launch command's `float16` now means bfloat16 (`type=` maps "
+            f"{', '.join(dict.fromkeys(through))}): in a launch command, {meaning} (`type=` maps "
             f"it where argparse reads it{added}); TPUs compute in bfloat16, which needs no GradScaler; see {AMP_GUIDE}",
         )
+
+
+def _mapping(renames: dict[str, str], quote: str) -> str:
+    """The body of the ``type=`` lambda that applies ``renames`` to ``name``."""
+    q = quote
+    targets = set(renames.values())
+    if len(targets) == 1:
+        (target,) = targets
+        sources = sorted(renames)
+        test = (
+            f"== {q}{sources[0]}{q}" if len(sources) == 1 else "in (" + ", ".join(f"{q}{k}{q}" for k in sources) + ")"
+        )
+        return f"{q}{target}{q} if name {test} else name"
+    table = ", ".join(f"{q}{k}{q}: {q}{v}{q}" for k, v in sorted(renames.items()))
+    return f"{{{table}}}.get(name, name)"
