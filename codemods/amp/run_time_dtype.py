@@ -23,14 +23,17 @@ class RunTimeAmpDtype(Rule):
     user's launch command says ``--amp-dtype float16``, which the migration does not see.
     So the option gets a ``type=`` that maps ``float16`` (and ``half``) to ``bfloat16`` as
     argparse reads it (``"bfloat16"`` added to a literal ``choices=`` list that lacks it):
-    the value given and the default alike, and every comparison with ``"float16"`` that
-    enables a GradScaler then says, truly, that no float16 is used. The branches that such a
-    comparison, or a test of a scaler only made in them (``scaler is not None``), can no
-    longer take go (``if args.amp_dtype == "float16": scaler = GradScaler()``; ``x if
-    args.amp_dtype == "float16" else None``): their GradScaler is never made. Only where the option
-    does nothing but choose an autocast's dtype (XLA401's test for mapping it where it is
-    chosen); where it is used for anything else (``model.to(getattr(torch,
-    args.dtype))``), XLA401 guards the autocast's own dtype instead.
+    the value given and the default alike. An option that picks the dtype through a table
+    (``PRECISIONS[args.precision]``, whose float16 XLA401 maps) is mapped to the table's own
+    bfloat16 key (``fp16`` to ``bf16`` for a table keyed so), which picks what the float16
+    key now picks. Every comparison with ``"float16"`` that enables a GradScaler then says,
+    truly, that no float16 is used; the branches that such a comparison, or a test of a
+    scaler made only in them (``scaler is not None``), can no longer take go (``if
+    args.amp_dtype == "float16": scaler = GradScaler()``; ``GradScaler() if args.amp_dtype
+    == "float16" else None``): their GradScaler is never made. Only where the option does
+    nothing but choose an autocast's dtype (XLA401's test for mapping it where it is
+    chosen); where it is used for anything else (``model.to(getattr(torch, args.dtype))``),
+    XLA401 guards the autocast's own dtype instead.
     """
 
     CODE = "XLA406"
