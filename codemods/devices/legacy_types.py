@@ -16,6 +16,7 @@ from migrate_xla.rule import (
     SAFE,
     TORCH,
     TORCH_XLA,
+    TRIVIA,
     FileContext,
     Rule,
     children,
@@ -53,6 +54,19 @@ SIZE_FUNCTIONS = frozenset({"len", "int", "torch.Size"})
 NUMPY_SCALARS = frozenset({"prod", "sum", "mean", "max", "min", "argmax", "argmin", "size", "int64", "int32", "ndim"})
 # What a file with anything to plan spells: a legacy type, or an availability test
 PLANNED = re.compile(r"(?:" + "|".join(LEGACY_DTYPES) + r")\b|is_available")
+_PLAIN = (
+    cst.Name,
+    cst.Attribute,
+    cst.BooleanOperation,
+    cst.UnaryOperation,
+    cst.Comparison,
+    cst.ComparisonTarget,
+    cst.Integer,
+    cst.SimpleString,
+    cst.BaseBooleanOp,
+    cst.BaseCompOp,
+    cst.BaseUnaryOp,
+)
 _BINDING_FIELDS = (cst.Param, cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cst.AsName, cst.CompFor, cst.For)
 
 
@@ -240,7 +254,7 @@ class LegacyTensorType(Rule):
             for value, ancestors in values:
                 found = self._legacy_value(value) if value is not None else None
                 cond = found[1] if found is not None else None
-                checks = [cond] if cond is not None else []
+                checks = list(_and_operands(cond)) if cond is not None else []
                 for check in [*checks, *_guarding_checks(ancestors[-1], ancestors[:-1])] if ancestors else checks:
                     if _key(check) in available:
                         off.setdefault(_key(check), f"`{snippet(value)}` ({why})")
@@ -328,7 +342,10 @@ class LegacyTensorType(Rule):
             for cuda, cpu, first in ((value.body, value.orelse, True), (value.orelse, value.body, False)):
                 legacy = self._legacy_ref(cuda)
                 if legacy is not None and self._cpu_ref(cpu) == legacy:
-                    return legacy, value.test, first
+                    test = value.test
+                    if not first and isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+                        return legacy, test.expression, True  # torch.FloatTensor if not cuda else torch.cuda...
+                    return legacy, test, first
         return None
 
     def _named_plans(self, named, nodes, flags, devices, top) -> dict:
@@ -472,15 +489,15 @@ class LegacyTensorType(Rule):
         xla = next((name for name, on in usable if on is None), None)
         if cond is None:
             return xla or XLA_DEVICE
-        if not cuda_first:
-            return None
+        test = code_of(cond)
+        if not cuda_first:  # torch.FloatTensor if args.cpu else torch.cuda.FloatTensor
+            return f'"cpu" if {test} else {xla or XLA_DEVICE}' if _plain(cond) else None
         if isinstance(cond, cst.Attribute) and cond.attr.value == "is_cuda" and self.qualname(cond) is None:
             return f"{code_of(cond.value)}.device"
-        test = code_of(cond)
         if self._is_availability(cond) or test in flags:
             chosen = next((name for name, on in usable if on == test), None)
             return xla or chosen or XLA_DEVICE
-        if not isinstance(cond, (cst.Name, cst.Attribute)):
+        if not _plain(cond):
             return None
         chosen = next((name for name, on in usable if on == test), None)
         return chosen or f'{XLA_DEVICE} if {test} else "cpu"'
@@ -672,6 +689,11 @@ def _and_operands(test: cst.CSTNode):
         yield from _and_operands(test.right)
     else:
         yield test
+
+
+def _plain(test: cst.CSTNode) -> bool:
+    """A test that can be repeated where each use of the type was: names, attributes, and, or, not, comparisons."""
+    return all(isinstance(n, _PLAIN) or type(n) in TRIVIA for n in subtree(test))
 
 
 def _key(node: cst.CSTNode) -> str | None:

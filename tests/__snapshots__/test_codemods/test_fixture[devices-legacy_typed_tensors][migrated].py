@@ -56,3 +56,7 @@ class Encoder(nn.Module):
 
 def user_choice(x):
     return x.to(torch_xla.device() if opt.cuda else "cpu", torch.float64)
+
+
+def negated(x, y):
+    return x.to(torch_xla.device() if opt.cuda else "cpu", torch.int64), torch.ByteTensor(y).to("cpu" if opt.latent_dim > 16 else torch_xla.device())
