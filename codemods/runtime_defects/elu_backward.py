@@ -80,13 +80,19 @@ AFFECTED = {
     "torch.nn.modules.activation.CELU": ("XlaCELU", 1),
 }
 ACTIVATION = {"xla_elu": "ELU", "xla_selu": "SELU", "xla_celu": "CELU"}
+# the gradient torch_xla 2.9 gives for x < 0, and the right one (input_scale * (x + alpha * scale))
+GRADIENT = {
+    "ELU": "x + alpha, not alpha * exp(x)",
+    "SELU": "x + 1.7581 (alpha * scale), not 1.7581 * exp(x)",
+    "CELU": "(x + alpha) / alpha, not exp(x / alpha)",
+}
 
 
 def _why(written: str, helper: str) -> str:
     activation = ACTIVATION[MODULE_FUNCTION.get(helper, helper)]
     return (
         f"`{written}`: torch_xla 2.9's backward of {activation} is wrong for negative inputs (the gradient is "
-        "x + alpha, not alpha * exp(x); measured on CPU PJRT, and in the graph torch_xla builds, so on TPUs "
+        f"{GRADIENT[activation]}; measured on CPU PJRT, and in the graph torch_xla builds, so on TPUs "
         "too) while its forward is right: the training drifts from the GPU's; the fix calls "
         f"`{helper}` instead, the same function written with `torch.where` and `torch.expm1` (which XLA "
         f"differentiates right) after the file's imports; the in-place form is right and stays; see {DEFECTS_DOC}"
