@@ -50,7 +50,7 @@ XLA_DEVICE_CALLS = frozenset({"torch_xla.device", "torch_xla.core.xla_model.xla_
 DATA_NODES = (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)
 SIZE_METHODS = frozenset({"size", "numel", "dim", "__len__"})
 SIZE_FUNCTIONS = frozenset({"len", "int", "torch.Size"})
-# numpy functions that return an array (a numpy call on the right of an operator is data too)
+# numpy functions that return a scalar (a size); any other numpy call, alone or in arithmetic, is data
 NUMPY_SCALARS = frozenset({"prod", "sum", "mean", "max", "min", "argmax", "argmin", "size", "int64", "int32", "ndim"})
 # What a file with anything to plan spells: a legacy type, or an availability test
 PLANNED = re.compile(r"(?:" + "|".join(LEGACY_DTYPES) + r")\b|is_available")
@@ -96,15 +96,19 @@ class LegacyTensorType(Rule):
     file's device variable where one holds the XLA device (``device = torch.device("cuda"
     if torch.cuda.is_available() else "cpu")``), else ``torch_xla.device()``; a choice on
     the user's own flag keeps its CPU branch (``torch_xla.device() if args.cuda else
-    "cpu"``), one on ``t.is_cuda`` takes ``t.device``. The assignments of the type go.
+    "cpu"``), one on ``t.is_cuda`` takes ``t.device``. The assignments of the type go, and
+    so does a name bound to the type's name (``Tensor = FloatTensor``), converted with it.
 
     A rewrite that makes a check true on XLA must not route into code that still needs
     CUDA. Where a type cannot be converted (``isinstance(x, Tensor)``, passed on,
-    ``set_default_tensor_type``), the availability flag that selects it becomes
-    ``False`` where it is set, so the script runs on the CPU as on a machine without a GPU,
-    with a TODO; a flag whose branch holds a CUDA-only feature (``DataParallel``, fused
-    optimizers, CUDA graphs and streams, as XLA104 tells them) is ``False`` in that check
-    only. A CUDA type the rule leaves is flagged by XLA899.
+    ``set_default_tensor_type``), the availability flag that selects it or guards it becomes
+    ``False`` where it is set (``cuda = False``; ``args.cuda = not args.no_cuda and False``),
+    so the script runs on the CPU as on a machine without a GPU, with a TODO, and the types
+    chosen on it keep their CPU branch; an availability test written in the choice itself
+    becomes ``False`` there. A flag whose branch holds a CUDA-only feature (``DataParallel``,
+    fused optimizers, CUDA graphs and streams, as XLA104 tells them) or that is passed as
+    ``fused=`` / ``capturable=`` is ``False`` in that place only. A CUDA type the rule leaves
+    is flagged by XLA899.
     """
 
     CODE = "XLA110"
@@ -254,8 +258,8 @@ class LegacyTensorType(Rule):
             for value, ancestors in values:
                 found = self._legacy_value(value) if value is not None else None
                 cond = found[1] if found is not None else None
-                checks = list(_and_operands(cond)) if cond is not None else []
-                for check in [*checks, *_guarding_checks(ancestors[-1], ancestors[:-1])] if ancestors else checks:
+                tests = list(_and_operands(cond)) if cond is not None else []
+                for check in [*tests, *_guarding_checks(ancestors[-1], ancestors[:-1])] if ancestors else tests:
                     if _key(check) in available:
                         off.setdefault(_key(check), f"`{snippet(value)}` ({why})")
                     elif self._availability_call(check):
