@@ -161,7 +161,10 @@ class LegacyTensorType(Rule):
         for found, _ in nodes:
             if isinstance(found, (cst.Import, cst.ImportFrom)):
                 self.names.learn_import(found)
-        if not any(self._legacy_ref(n) or self._availability_call(n) for n, _ in nodes):
+        if not any(
+            self._legacy_ref(n) or self._availability_call(n) or (type(n) is cst.Call and self._string_type_call(n))
+            for n, _ in nodes
+        ):
             return
         self.ctx.need_whole_module()
         self._plan(node, nodes)
