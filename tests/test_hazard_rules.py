@@ -188,7 +188,7 @@ def test_eval_loaders_keep_their_last_batch():
 )
 def test_a_tensor_concatenated_onto_itself_in_a_loop_is_flagged_however_imported(loop):
     code = f"import torch\nimport torch as t\nimport torch_xla\nfrom torch import cat\n\ndef sample(model, x, n):\n    {loop}\n    return x\n"
-    assert [c for _, c in findings(code)] == ["XLA705"]
+    assert {c for _, c in findings(code)} == {"XLA705"}  # a loop that feeds x to the model is also cut every token
 
 
 @pytest.mark.parametrize(
