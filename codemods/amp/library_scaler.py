@@ -57,8 +57,9 @@ class LibraryLossScaler(Rule):
     never called.
 
     Converted where the call is known to be timm's: the name it is called through was
-    assigned a ``NativeScaler()`` / ``ApexScaler()`` in this file, or the file imports one
-    of them from ``timm.utils``. A scaler-named callable called the same way in a file that
+    assigned a ``NativeScaler()`` / ``ApexScaler()`` above the call, or the file imports one
+    of them from ``timm.utils`` (timm's own train.py makes the scaler in ``main()``, below the
+    ``train_one_epoch()`` that calls it). A scaler-named callable called the same way in a file that
     does neither (DeiT's ``engine.py`` gets ``loss_scaler`` from ``main.py``) is flagged with
     the lines to write instead.
     """
@@ -71,7 +72,6 @@ class LibraryLossScaler(Rule):
     TRIGGERS = (words("NativeScaler", "ApexScaler"), r"scaler\(|Scaler\(")  # literals: found with `in`
     REQUIRES = (ON_ACCELERATOR,)
     CONTEXT = (words("NativeScaler", "ApexScaler"),)
-    WHOLE_MODULE = True  # a scaler is made in main() and called in train_one_epoch()
     BEFORE = (
         "from timm.utils import NativeScaler\n"
         "loss_scaler = NativeScaler()\n"
