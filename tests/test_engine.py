@@ -291,6 +291,11 @@ def test_rewriter_does_not_import_torch():
         ("from torch.nn import functional as nnf\ny = nnf.celu(x)\n", "XLA901"),
         ("from torch.nn.modules.activation import SELU as Act\nm = Act()\n", "XLA901"),
         ("import torch_xla\nnet.share_memory()\n", "XLA611"),
+        ("import torch\nfrom timm.utils.cuda import NativeScaler as NS\ns = NS()\ns(loss, opt)\n", "XLA407"),
+        ("import torch\nimport timm.utils as tu\nsc = tu.ApexScaler()\n", "XLA811"),
+        ("import torch\nfrom timm import data as td\nld = td.loader.PrefetchLoader(dl)\n", "XLA811"),
+        ("import torch\nimport flash_attn.flash_attn_interface as fa\ny = fa.flash_attn_func(q, k, v)\n", "XLA811"),
+        ("import torch\nimport lightning as Li\nt = Li.Trainer(precision='16-mixed')\n", "XLA811"),
     ],
 )
 def test_triggers_see_aliases(code, rule):

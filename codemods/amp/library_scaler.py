@@ -100,7 +100,7 @@ class LibraryLossScaler(Rule):
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
         call = _call(original)
         key = _key(call.func) if call is not None else None
-        if key is None or "scaler" not in key.rsplit(".", 1)[-1].lower():
+        if key is None or (key not in self.bound and "scaler" not in key.rsplit(".", 1)[-1].lower()):
             return updated
         now = _call(updated)  # the call as the rules before this one left it
         args = self._arguments(now) if now is not None else None
