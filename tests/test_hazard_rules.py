@@ -257,20 +257,40 @@ def test_a_sampling_loop_that_crops_into_a_name_is_cut_after_the_crop_and_before
         def generate(model, idx, n, block_size):
             for _ in range(n):
                 idx_cond = idx if idx.size(1) <= block_size else idx[:, -block_size:]
-                idx = torch.cat((idx, model(idx_cond)[:, -1:].argmax(-1)), dim=1)
+                idx_next = model(idx_cond)[:, -1:].argmax(-1)
+                idx = torch.cat((idx, idx_next), dim=1)
             return idx
         """
     )
     [finding] = diagnostics
     assert finding.code == "XLA705" and finding.fixed
-    body = [line.strip() for line in migrated.splitlines()[4:8]]
+    body = [line.strip() for line in migrated.splitlines()[4:9]]
     assert body == [
         "idx_cond = idx if idx.size(1) <= block_size else idx[:, -block_size:]",
         "torch_xla.sync()",
+        "idx_next = model(idx_cond)[:, -1:].argmax(-1)",
         "torch_xla.sync()",
-        "idx = torch.cat((idx, model(idx_cond)[:, -1:].argmax(-1)), dim=1)",
+        "idx = torch.cat((idx, idx_next), dim=1)",
     ]
     assert TODO_PREFIX not in migrated and migrate(migrated) == migrated
+
+
+def test_a_model_called_in_the_concatenation_keeps_the_finding_with_what_to_split():
+    migrated, diagnostics = migrate_with_findings(
+        """\
+        import torch
+        import torch_xla
+        def generate(model, idx, n, block_size):
+            for _ in range(n):
+                idx_cond = idx if idx.size(1) <= block_size else idx[:, -block_size:]
+                idx = torch.cat((idx, model(idx_cond)[:, -1:].argmax(-1)), dim=1)
+            return idx
+        """
+    )
+    [message] = [d.message for d in diagnostics if not d.fixed]
+    assert "call the model in a statement of its own" in message
+    assert migrated.count("torch_xla.sync()") == 1 and migrated.count(TODO_PREFIX) == 1
+    assert migrate(migrated) == migrated
 
 
 def test_the_sampling_message_says_why_cropping_in_the_call_does_not_help():
@@ -286,7 +306,7 @@ def test_the_sampling_message_says_why_cropping_in_the_call_does_not_help():
     )
     [message] = [d.message for d in diagnostics if not d.fixed]
     assert "the crop `idx[:, -block_size:]` does not help" in message and "buf[:, t] = y" in message
-    assert "crop into a name of its own" in message
+    assert "crop into a name of its own" in message and "call the model in a statement of its own" in message
     assert migrated.count(TODO_PREFIX) == 1 and migrated.count("torch_xla.sync()") == 1
     assert migrate(migrated) == migrated
 

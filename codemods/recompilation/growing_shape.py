@@ -106,7 +106,8 @@ class GrowingShape(Rule):
     built one graph of 500 forward passes that did not compile within 15 minutes):
     ``torch_xla.sync()`` goes right before the concatenation, and, when the loop crops
     its input into a statement of its own (``idx_cond = idx if idx.size(1) <= block_size
-    else idx[:, -block_size:]``), right after that statement too. Then the model's input is
+    else idx[:, -block_size:]``) that the concatenation's statement does not read (the model
+    runs in a statement of its own), right after that statement too. Then the model's input is
     a tensor of its own: once ``idx`` holds ``block_size`` tokens every token runs the
     same compiled graph, and the crop and the concatenation, whose shapes still change,
     run as small graphs of their own. Measured on CPU PJRT (a small transformer, 40
@@ -186,8 +187,9 @@ class GrowingShape(Rule):
         )
         if crop and fed_back:
             cropped += (
-                f"; crop into a name of its own before the model's call (`{key}_cond = {crop}`): xla-migrate then "
-                "cuts the graph after it, and the model's graph is compiled once for the cropped length"
+                f"; crop into a name of its own (`{key}_cond = {crop}`) and call the model in a statement of its own "
+                "before the concatenation: xla-migrate then cuts the graph between them, and the model's graph is "
+                "compiled once for the cropped length"
             )
         self.flag(
             original,
@@ -207,6 +209,8 @@ class GrowingShape(Rule):
         if at is None or len(line.body) != 1 or calls_training_step(loop.body):
             return False
         crop = self._crop_statement(body[:at], key)
+        if crop is not None and _mentions(grow.value, {body[crop].body[0].targets[0].target.value}):
+            crop = None  # the model reads the crop in the concatenation's statement: its graph holds the growing `idx`
         before = None if at > 0 and self._is_sync(body[at - 1]) else at
         after = None if crop is None or self._is_sync(body[crop + 1]) else crop + 1
         if before is not None or after is not None:
