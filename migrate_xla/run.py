@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
@@ -235,8 +236,10 @@ def relocate(diagnostics: list[Diagnostic], source: Source, new_text: str) -> li
 
 def _line_mover(old_text: str, new_text: str) -> Callable[[int], int]:
     """Where each line of ``old_text`` went in ``new_text``: a line difflib's
-    ``SequenceMatcher`` (``autojunk=False``) finds equal goes to its match, a replaced or
-    deleted line to where its replacement starts, a line outside the text stays.
+    ``SequenceMatcher`` (``autojunk=False``) finds equal goes to its match; a line of a
+    replaced run to the line of its replacement that starts the same way (``y = ...``, the
+    one such line on each side), else the k-th line of a run replaced by as many lines to
+    the k-th of them, else to where its replacement starts; a line outside the text stays.
 
     The equal blocks come from ``_equal_blocks``: difflib's own search over two whole texts
     grows with the square of the lines that repeat (blank lines, ``return x``) and with the
@@ -249,18 +252,48 @@ def _line_mover(old_text: str, new_text: str) -> Callable[[int], int]:
     blocks = _equal_blocks(old, new)
     starts = [i for i, _, _ in blocks]
     count = len(old)
+    ends = [*((i, j) for i, j, _ in blocks[1:]), (count, len(new))]  # where each gap after a block ends
+    heads: dict[int, dict[int, int]] = {}  # a gap's lines paired by how they start
 
     def new_line(line: int) -> int:
         index = line - 1
         if not 0 <= index < count:
             return line
         k = bisect_right(starts, index) - 1
-        if k < 0:
-            return 1  # replaced or deleted before the first equal block
-        i, j, size = blocks[k]
-        return j + index - i + 1 if index < i + size else j + size + 1
+        if k >= 0 and index < blocks[k][0] + blocks[k][2]:
+            i, j, _ = blocks[k]
+            return j + index - i + 1
+        # in the gap after block k (or before the first): a replaced or deleted run
+        gap_old, gap_new = (blocks[k][0] + blocks[k][2], blocks[k][1] + blocks[k][2]) if k >= 0 else (0, 0)
+        end_old, end_new = ends[k] if k >= 0 else (blocks[0][:2] if blocks else (count, len(new)))
+        if k not in heads:
+            heads[k] = _same_heads(old[gap_old:end_old], new[gap_new:end_new])
+        offset = heads[k].get(index - gap_old)
+        if offset is None:
+            offset = index - gap_old if end_old - gap_old == end_new - gap_new else 0
+        return gap_new + offset + 1
 
     return new_line
+
+
+_HEAD = r"\s*[\w.]+\s*(?:[-+*/%@&|^]|//|>>|<<|\*\*)?=(?!=)|\s*(?:def|class|return|if|for|while|with)\b[^(:]*"  # compiled at the first use (re caches it)
+
+
+def _same_heads(old: list[str], new: list[str]) -> dict[int, int]:
+    """Lines of a replaced run paired with lines of its replacement that start the same way:
+    the same assignment target (``y = ...``) or the same header, found once on each side."""
+
+    def heads(lines: list[str]) -> dict[str, int]:
+        found: dict[str, int | None] = {}
+        for number, line in enumerate(lines):
+            match = re.match(_HEAD, line)
+            if match:
+                head = match.group().strip()
+                found[head] = None if head in found else number
+        return {head: number for head, number in found.items() if number is not None}
+
+    theirs = heads(new)
+    return {number: theirs[head] for head, number in heads(old).items() if head in theirs}
 
 
 def _equal_blocks(old: list[str], new: list[str]) -> list[tuple[int, int, int]]:

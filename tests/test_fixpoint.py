@@ -126,6 +126,17 @@ def test_the_findings_of_later_passes_are_on_the_lines_of_the_input():
     assert any(9 <= d.line <= 14 for d in sync), "the evaluation loop's sync is not reported in the loop"
 
 
+def test_a_later_pass_finding_on_a_line_rewritten_in_place_keeps_its_line():
+    """A line the first pass rewrote (not moved) stays that line for the second pass's findings:
+    XLA405 converts the float16 XLA110 wrote on line 4, not on line 2 where the rewritten run starts."""
+    code = "import torch\nmodel = Net().cuda().half()\nx = torch.zeros(2, device='cuda')\ny = x.type(torch.cuda.HalfTensor)\n"
+    _, diagnostics = migrate_code(code, options_for(unsafe_fixes=True))
+    later = [d for d in diagnostics if d.code == "XLA405" and "torch.float16" in d.message]
+    assert later and all(d.line == 4 for d in later), [(d.line, d.message) for d in later]
+    assert run._line_mover("a\nX\nY\nb\n", "a\nX2\nY2\nb\n")(3) == 3  # replaced line by line
+    assert run._line_mover("a\nX\nY\nb\n", "a\nZ\nb\n")(3) == 2  # reshaped: where it starts
+
+
 def test_check_reports_the_code_as_it_is_in_one_pass(cli, tmp_path):
     """--check (ruff's check: no fixes applied) runs the rules once; it says the file would change all the same."""
     script = tmp_path / "train.py"

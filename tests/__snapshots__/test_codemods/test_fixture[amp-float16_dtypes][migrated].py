@@ -1,5 +1,5 @@
 # fixture: unsafe-fixes
-"""float16 chosen outside autocast: half models, dtype arguments, tables and config strings. [XLA102, XLA103, XLA105, XLA108, XLA109, XLA405]"""
+"""float16 chosen outside autocast: half models, dtype arguments, tables and config strings. [XLA102, XLA103, XLA105, XLA108, XLA109, XLA110, XLA405]"""
 
 import argparse
 
