@@ -10,6 +10,8 @@ natively, and bfloat16 keeps float32's exponent range, so it needs no loss scali
 #   autocast.py         XLA401 cuda-autocast
 #   grad_scaler.py      XLA402 grad-scaler, XLA403 grad-scaler-call, XLA404 syncfree-optimizer
 #   float16.py          XLA405 float16-to-bfloat16
+#   run_time_dtype.py   XLA406 run-time-amp-dtype
+#   library_scaler.py   XLA407 library-loss-scaler
 #   scaler_analysis.py  what a file does with its GradScalers (XLA402-XLA404 share it)
 #   dtype_choices.py    where an autocast's dtype is chosen (XLA401 and XLA405 share it)
 #   walk.py             the walk both analyses make

@@ -15,5 +15,6 @@ backend (XLA810, unsafe). XLA899 catches what no rule named.
 #   kernels.py          XLA805 cuda-extension, XLA806 triton-kernel
 #   libraries.py        XLA807 apex, XLA808 cupy, XLA809 nvml-query
 #   compile_backend.py  XLA810 torch-compile-backend
+#   library_helpers.py  XLA811 library-cuda-helper
 #   reference_left.py   XLA899 cuda-reference-left
 #   common.py           CudaOnlyApi (the base of XLA801-XLA809), the documents the messages cite

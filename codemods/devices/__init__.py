@@ -13,3 +13,5 @@ their torch_xla meaning, or go away where they mean nothing on XLA.
 #   runtime.py       XLA105 cuda-runtime-call, XLA106 cuda-memory-query, XLA107 cuda-backend-flag
 #   map_location.py  XLA108 load-map-location
 #   swap_params.py   XLA109 swap-module-params
+#   legacy_types.py  XLA110 legacy-tensor-type
+#   run_time_device.py  XLA111 run-time-device

@@ -26,5 +26,6 @@ DDP, ``dist.all_reduce``, ``xm.rendezvous`` and ``destroy_process_group`` work b
 #   sampler_collectives.py  XLA606 distributed-sampler-shards, XLA607 xla-collectives
 #   no_xla_form.py          XLA608 model-parallelism, XLA609 torchrun-launch-line
 #   data_parallel.py        XLA610 data-parallel-guard
+#   shared_memory.py        XLA611 shared-memory-training
 #   launch_plan.py          what a file's mp.spawn calls need (XLA601 and XLA604 share it)
 #   common.py               the guides the messages cite, device_count() as the world size

@@ -10,3 +10,8 @@ defect has a slow test that measures it in a child process and asserts it is sti
 docs/runtime_defects.md; the measurements are on CPU PJRT, the only device here, and each
 says whether the defect is in the graph torch_xla builds (every device) or in a backend.
 """
+
+# This docstring is the family's section of docs/rules.md (python -m migrate_xla.docs).
+# The rules are in the modules of this package (migrate_xla/registry.py finds them):
+#   elu_backward.py  XLA901 elu-backward
+#   common.py        where the measured defects are written down (docs/runtime_defects.md)
