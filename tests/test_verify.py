@@ -18,7 +18,7 @@ import pytest
 from conftest import EXAMPLES, FIXTURES, ROOT, run_verify
 from migrate_xla.run import migrate_code, options_for
 from migrate_xla.verify import Settings, assert_loss_parity, verify
-from migrate_xla.verify.diagnosis import in_user_files
+from migrate_xla.verify.diagnosis import _steps_not_cut, in_user_files
 from migrate_xla.verify.harness import record_reference
 
 SCRIPTS = ROOT / "tests" / "scripts"
@@ -113,6 +113,28 @@ def test_a_missing_sync_is_a_mismatch_that_names_the_cause(tmp_path, tiny_trace)
     assert result.max_rel_diff < 1e-9  # the losses are right: the steps are never cut into graphs
     finding = next(f for f in result.diagnosis if f.kind == "steps-not-cut")
     assert finding.blocking and finding.rule == "XLA201" and "torch_xla.sync()" in finding.message
+
+
+@pytest.mark.parametrize(
+    ("cause", "cut"),
+    [
+        ("user torch_xla.sync", True),
+        ("torch_xla.sync in parallel loader at step end", True),
+        ("most likely user code trying to access tensor value before torch_xla.sync", False),
+    ],
+)
+def test_a_new_graph_each_step_is_an_uncut_step_only_where_a_read_compiled_it(cause, cut):
+    """A layer-wise trainer whose sync compiles a graph for each new layer cuts its steps; a
+    step whose graph a loss read compiles, bigger each step, does not."""
+    from types import SimpleNamespace
+
+    causes = [{"cause": "most likely user code trying to access tensor value before torch_xla.sync"}] * 3
+    causes += [{"cause": cause}] * 3
+    run = SimpleNamespace(
+        compilations=6, executions=6, error=None, parameters={"optimizers": 1}, steps_done=6, losses=[1.0] * 6,
+        compilations_by_step=[1, 2, 3, 4, 5, 6], executions_by_step=[1, 2, 3, 4, 5, 6], compile_causes=causes,
+    )  # fmt: skip
+    assert bool(_steps_not_cut(run)) is not cut
 
 
 CHAR_LM = SCRIPTS / "char_lm.py"

@@ -253,7 +253,10 @@ def _steps_not_cut(run) -> list[Finding]:
         second_half = compilations[len(compilations) // 2 :]
         # three points at least: the first steps of a short run compile their graphs one by one
         growing = len(second_half) >= 3 and all(b > a for a, b in zip(second_half, second_half[1:]))
-        if growing:
+        # Graphs a step's own sync compiled: the steps are cut, and a new graph each step is a
+        # recompilation (a layer-wise trainer moving to its next layer), not an uncut step.
+        late = run.compile_causes[second_half[0] : second_half[-1]] if growing and run.compile_causes else []
+        if growing and not (late and all(_at_a_sync(c["cause"]) for c in late)):
             what = "a new, bigger graph compiled at every step"
         elif ran * 2 * optimizers < len(executions) - 2:
             what = "no graph ran between steps"
@@ -269,6 +272,13 @@ def _steps_not_cut(run) -> list[Finding]:
             rule=SYNC_RULE,
         )
     ]
+
+
+def _at_a_sync(cause: str) -> bool:
+    """Whether torch_xla compiled a graph because the step was cut there (PT_XLA_DEBUG_LEVEL=2's
+    "user torch_xla.sync", "... in parallel loader at step end"), not at a read of a value
+    ("most likely user code trying to access tensor value before torch_xla.sync")."""
+    return cause in ("user torch_xla.sync", "user mark_step") or cause.endswith("in parallel loader at step end")
 
 
 def _user_line(causes: list[dict]) -> tuple[str | None, int | None, int]:
