@@ -6,6 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.amp.common import AMP_GUIDE, NO_SCALING, atomic, torch_module
+from codemods.shared.statements import call_of, carried_name
 from migrate_xla.rule import ON_ACCELERATOR, SAFE, Import, Rule, code_of, parse_expr, snippet, string_value, words
 
 TIMM_SCALERS = {
@@ -15,22 +16,6 @@ TIMM_SCALERS = {
 # create_graph=False, need_update=True)`, in the order the arguments may be passed
 SIGNATURE = ("loss", "optimizer", "clip_grad", "clip_mode", "parameters", "create_graph", "need_update")
 OPTIMIZER_PARAMETERS = '[p for group in {optimizer}.param_groups for p in group["params"]]'
-
-
-def _key(node: cst.CSTNode) -> str | None:
-    """``loss_scaler`` or ``self.loss_scaler``."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
-        return f"{node.value.value}.{node.attr.value}"
-    return None
-
-
-def _call(line: cst.SimpleStatementLine) -> cst.Call | None:
-    """The call of a line that is one call and nothing else."""
-    if len(line.body) == 1 and isinstance(line.body[0], cst.Expr) and isinstance(line.body[0].value, cst.Call):
-        return line.body[0].value
-    return None
 
 
 def _is_literal(node: cst.BaseExpression | None, value: str) -> bool:
@@ -92,17 +77,17 @@ class LibraryLossScaler(Rule):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if isinstance(node.value, cst.Call) and self.qualname(node.value.func) in TIMM_SCALERS:
-            self.bound.update(key for key in (_key(t.target) for t in node.targets) if key is not None)
+            self.bound.update(key for key in (carried_name(t.target) for t in node.targets) if key is not None)
 
     def _known(self, key: str) -> bool:
         return key in self.bound or any(name in TIMM_SCALERS for name in self.ctx.aliases.values())
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
-        call = _call(original)
-        key = _key(call.func) if call is not None else None
+        call = call_of(original)
+        key = carried_name(call.func) if call is not None else None
         if key is None or (key not in self.bound and "scaler" not in key.rsplit(".", 1)[-1].lower()):
             return updated
-        now = _call(updated)  # the call as the rules before this one left it
+        now = call_of(updated)  # the call as the rules before this one left it
         args = self._arguments(now) if now is not None else None
         if args is None:
             return updated

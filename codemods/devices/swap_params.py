@@ -8,7 +8,7 @@ import re
 import libcst as cst
 
 from codemods.shared.device_values import is_cuda_value, is_other_device, names_device, target_name
-from codemods.shared.statements import is_import_line
+from codemods.shared.statements import is_docstring, is_import_line
 from migrate_xla.rule import SAFE, TORCH, FileContext, Rule, call_arg, code_of, parse_expr, snippet, string_value, words
 
 SWAP_SWITCH = "torch.__future__.set_swap_module_params_on_conversion"
@@ -182,7 +182,7 @@ class SwapModuleParams(Rule):
             if at is None:  # a rule changed an import line: cannot happen (imports are scheduled)
                 return updated
         else:
-            while at < len(body) and _is_docstring(body[at]):
+            while at < len(body) and is_docstring(body[at]):
                 at += 1
         switch = cst.SimpleStatementLine(
             body=[cst.Expr(parse_expr(f"{SWAP_SWITCH}(True)"))],
@@ -200,12 +200,3 @@ class SwapModuleParams(Rule):
             "before the move and tied weights keep them (matched by shape)",
             imports=[TORCH],
         )
-
-
-def _is_docstring(statement: cst.BaseStatement) -> bool:
-    return (
-        isinstance(statement, cst.SimpleStatementLine)
-        and len(statement.body) == 1
-        and isinstance(statement.body[0], cst.Expr)
-        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from codemods.recompilation.common import RECOMPILATION_DOC, TRAINING_PATH, in_training_path
-from codemods.shared.statements import call_of
+from codemods.shared.statements import call_of, carried_name
 from codemods.shared.training_loops import calls_training_step
 from migrate_xla.rule import (
     ON_ACCELERATOR,
@@ -53,15 +53,6 @@ LENGTH_CALLS = frozenset({"size", "len", "dim", "numel"})
 _LOOP_COUNTER = words("range", "enumerate")
 _NO_SLICE = r"(?:[^\[re]+|\[(?![^\]\n]*:)|(?!" + _LOOP_COUNTER + r")[re])*"
 LOOP_INDEX_SLICE = _LOOP_COUNTER + r"(?=(?P<run>" + _NO_SLICE + r"))(?P=run)\[[^\]\n]*:"
-
-
-def _key(node: cst.CSTNode) -> str | None:
-    """``x`` or ``self.x``: a name a loop can carry; None for anything else."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
-        return f"{node.value.value}.{node.attr.value}"
-    return None
 
 
 def _mentions(node: cst.CSTNode, names: set[str]) -> bool:
@@ -158,14 +149,14 @@ class GrowingShape(Rule):
         call = original.value
         if len(original.targets) != 1 or not isinstance(call, cst.Call):
             return updated
-        key = _key(original.targets[0].target)
+        key = carried_name(original.targets[0].target)
         pieces = call_arg(call, 0, "tensors")
         if (
             key is None
             or self.qualname(call.func) not in CONCATENATIONS
             or pieces is None
             or not isinstance(pieces.value, (cst.Tuple, cst.List))
-            or not any(_key(e.value) == key for e in pieces.value.elements)
+            or not any(carried_name(e.value) == key for e in pieces.value.elements)
         ):
             return updated
         loops = _loops(self.ctx.statements)
@@ -272,14 +263,14 @@ class GrowingShape(Rule):
     def _assignments(self, loop: cst.CSTNode, key: str):
         """The assignments to ``key`` in ``loop``'s body, in code order."""
         for node in subtree(loop.body):
-            if isinstance(node, cst.Assign) and any(_key(t.target) == key for t in node.targets):
+            if isinstance(node, cst.Assign) and any(carried_name(t.target) == key for t in node.targets):
                 yield node
-            elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and _key(node.target) == key:
+            elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and carried_name(node.target) == key:
                 yield node
 
     def _carried(self, loop: cst.CSTNode, grow: cst.Assign, key: str) -> bool:
         """Whether ``key`` keeps growing from one iteration to the next."""
-        if isinstance(loop, cst.For) and find(loop.target, lambda n: _key(n) == key) is not None:
+        if isinstance(loop, cst.For) and find(loop.target, lambda n: carried_name(n) == key) is not None:
             return False  # bound afresh by the loop
         seen = False
         for node in self._assignments(loop, key):
@@ -289,7 +280,7 @@ class GrowingShape(Rule):
             value = getattr(node, "value", None)
             if not seen:
                 return False  # assigned fresh earlier in the iteration
-            if isinstance(value, cst.Subscript) and _key(value.value) == key:
+            if isinstance(value, cst.Subscript) and carried_name(value.value) == key:
                 return False  # cut back afterwards: a sliding window of one length
         return True
 
@@ -297,17 +288,17 @@ class GrowingShape(Rule):
         """Whether the loop reads ``key`` other than to grow it (a model input, say), also in
         the growing statement itself (``idx = torch.cat((idx, model(idx)[:, -1:]), 1)``)."""
         pieces = call_arg(grow.value, 0, "tensors").value
-        grown = [t.target for t in grow.targets] + [e.value for e in pieces.elements if _key(e.value) == key]
+        grown = [t.target for t in grow.targets] + [e.value for e in pieces.elements if carried_name(e.value) == key]
         inside = {id(n) for node in grown for n in subtree(node)}
         for node in subtree(loop.body):
-            if id(node) not in inside and isinstance(node, (cst.Name, cst.Attribute)) and _key(node) == key:
+            if id(node) not in inside and isinstance(node, (cst.Name, cst.Attribute)) and carried_name(node) == key:
                 return True
         return False
 
     def _crop(self, within: cst.CSTNode, key: str) -> str | None:
         """``idx[:, -block_size:]`` in a loop's body (or an expression): the last elements, once there are enough."""
         for node in subtree(within.body if isinstance(within, (cst.For, cst.While)) else within):
-            if isinstance(node, cst.Subscript) and _key(node.value) == key:
+            if isinstance(node, cst.Subscript) and carried_name(node.value) == key:
                 last = node.slice[-1].slice
                 if (
                     isinstance(last, cst.Slice)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.runtime_defects.common import DEFECTS_DOC
-from codemods.shared.statements import is_import_line
+from codemods.shared.statements import is_docstring, is_import_line
 from migrate_xla.rule import TORCH, UNSAFE, FileContext, Rule, call_arg, names_trigger, snippet
 
 # torch's constants (torch/nn/functional.py, aten's selu)
@@ -247,7 +247,7 @@ class EluBackward(Rule):
         body = list(updated.body)
         at = next((i + 1 for i, s in enumerate(body) if anchors and s is anchors[-1]), 0)
         if not anchors:
-            while at < len(body) and _is_docstring(body[at]):
+            while at < len(body) and is_docstring(body[at]):
                 at += 1
         definitions = [
             cst.parse_statement(HELPERS[name].lstrip("\n")).with_changes(leading_lines=[cst.EmptyLine()] * 2)
@@ -265,12 +265,3 @@ def _blank_free(lines) -> list:
     while lines and lines[0].comment is None:
         lines.pop(0)
     return lines
-
-
-def _is_docstring(statement: cst.BaseStatement) -> bool:
-    return (
-        isinstance(statement, cst.SimpleStatementLine)
-        and len(statement.body) == 1
-        and isinstance(statement.body[0], cst.Expr)
-        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )

@@ -1,4 +1,4 @@
-"""Statement shapes several families test for: an import line, a line that is one call."""
+"""Statement shapes several families test for: an import line, a line that is one call, a docstring; a carried name."""
 
 from __future__ import annotations
 
@@ -19,4 +19,23 @@ def call_of(statement: cst.BaseStatement) -> cst.Call | None:
         small = statement.body[0]
         if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
             return small.value
+    return None
+
+
+def is_docstring(statement: cst.BaseStatement) -> bool:
+    """A line that is nothing but a string: a module's, class's or function's docstring."""
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def carried_name(node: cst.CSTNode) -> str | None:
+    """``x`` or ``self.x``: a name a value can be kept in across statements; None otherwise."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+        return f"{node.value.value}.{node.attr.value}"
     return None
