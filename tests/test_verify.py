@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import shutil
 import textwrap
 from pathlib import Path
 
@@ -527,6 +528,19 @@ def test_a_migrated_run_that_crashes_before_its_first_step_is_a_crash_only(tmp_p
     assert (crash.file, crash.line) == (str(crashing), line + 1), crash.to_dict()
     assert "before its first step" in crash.message and "NVIDIA driver" in crash.message
     assert crash.rule == "XLA899"
+
+
+@pytest.mark.slow
+def test_a_hogwild_trainer_crashes_on_xla_where_xla611_said_it_would(tmp_path):
+    """A model in shared memory cannot be migrated (XLA611, an error left for a person): verify
+    shows the crash at the user's share_memory() line, with what it means and the rule."""
+    script = tmp_path / "train.py"
+    shutil.copy(FIXTURES / "distributed" / "hogwild_shared_model.py", script)
+    result = verify(script, ["--workers", "1", "--steps", "5"], Settings(steps=4))
+    assert result.verdict == "error", result.message
+    crash = next(f for f in result.diagnosis if f.kind == "crash")
+    assert crash.rule == "XLA611" and "shared memory" in crash.message, crash.to_dict()
+    assert script.read_text().splitlines()[crash.line - 1].strip().startswith("model.share_memory()")
 
 
 @pytest.mark.slow

@@ -24,6 +24,16 @@ CUDA_LEFT_RULE = "XLA899"
 CUDA_LEFT = re.compile(
     r"NVIDIA driver|not compiled with CUDA|CUDA_VISIBLE_DEVICES|cuda.*(not available|unavailable)", re.I
 )
+# How a migrated run fails on code the migration reported and left for a person: the
+# exception, what it means, the rule whose finding says what to write instead.
+KNOWN_CRASHES = (
+    (CUDA_LEFT, "CUDA code left in the migration (see `xla-migrate --check`)", CUDA_LEFT_RULE),
+    (
+        re.compile(r"_share_fd_: only available on CPU"),
+        "a model in shared memory (Hogwild training): XLA tensors cannot be shared between processes",
+        "XLA611",
+    ),
+)
 
 
 @dataclass
@@ -340,9 +350,10 @@ def _crash(run) -> list[Finding]:
     if not site and not run.compile_causes:
         return []
     rule = RECOMPILATION_GUIDE if run.compile_causes and not site.get("file") else None
-    if run.role == "migrated" and CUDA_LEFT.search(site.get("exception", "")):
-        compiled += ": CUDA code left in the migration (see `xla-migrate --check`)"
-        rule = CUDA_LEFT_RULE
+    for pattern, meaning, code in KNOWN_CRASHES if run.role == "migrated" else ():
+        if pattern.search(site.get("exception", "")):
+            compiled, rule = f"{compiled}: {meaning}", code
+            break
     return [
         Finding("crash", f"the {run.role} run crashed {' '.join(parts)}{compiled}", file=file, line=line, rule=rule)
     ]
