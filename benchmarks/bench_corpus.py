@@ -152,7 +152,7 @@ def prefilter_passes(files: list[Path]) -> tuple[int, int, float]:
     from migrate_xla.sources.reading import read_source
     from migrate_xla.sources.source import SourceError
 
-    options = run.options_for()
+    rules = run.enabled_rules(run.options_for())  # the rule classes: the slicer reads their WHOLE_MODULE
     passed = sliced = parsed = total = 0
     for path in files:
         try:
@@ -160,7 +160,7 @@ def prefilter_passes(files: list[Path]) -> tuple[int, int, float]:
         except SourceError:
             continue
         total += len(text)
-        woken = prefilter.woken(options.rules, text)
+        woken = prefilter.woken(rules, text)
         if woken:
             passed += 1
             piece = pipeline._slice(text, woken)

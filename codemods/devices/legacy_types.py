@@ -52,8 +52,12 @@ SIZE_METHODS = frozenset({"size", "numel", "dim", "__len__"})
 SIZE_FUNCTIONS = frozenset({"len", "int", "torch.Size"})
 # numpy functions that return a scalar (a size); any other numpy call, alone or in arithmetic, is data
 NUMPY_SCALARS = frozenset({"prod", "sum", "mean", "max", "min", "argmax", "argmin", "size", "int64", "int32", "ndim"})
-# What a file with anything to plan spells: a legacy type, or an availability test
-PLANNED = re.compile(r"(?:" + "|".join(LEGACY_DTYPES) + r")\b|is_available")
+# What a file with anything to plan spells: a legacy type, or a name given an availability
+# test (a flag; spanning lines, hence the bound): a test used in place is XLA104's alone, and
+# planning a file is a walk of its whole tree (torch's own CUDA modules test in place a lot)
+PLANNED = re.compile(
+    r"(?:" + "|".join(LEGACY_DTYPES) + r")\b|^[ \t]*[\w.]+[ \t]*(?::[^=\n]*)?=(?!=)[\s\S]{0,200}?is_available", re.M
+)
 _PLAIN = (
     cst.Name,
     cst.Attribute,
