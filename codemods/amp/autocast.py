@@ -16,8 +16,8 @@ from codemods.amp.common import (
     torch_module,
 )
 from codemods.amp.dtype_choices import dtype_choices
-from codemods.amp.walk import target_key
 from codemods.shared.device_values import xla_string
+from codemods.shared.statements import carried_name
 from migrate_xla.rule import (
     CUDA_WORD,
     SAFE,
@@ -159,7 +159,7 @@ class CudaAutocast(Rule):
         torch, imports = torch_module(self.ctx)
         dtype_value, why = self._dtype(original, updated, dtype_at, torch)
         device = call_arg(original, 0, "device_type") if self.qualname(original.func) in DEVICE_AUTOCAST else None
-        if device is not None and target_key(device.value) in self.choices.device_variables:
+        if device is not None and carried_name(device.value) in self.choices.device_variables:
             return self._keep_device(original, updated, dtype_at, dtype_value, why)
         like = device.value if device is not None and string_value(device.value) is not None else original
         args = [cst.Arg(xla_string(like)), keyword_arg("dtype", dtype_value)]

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods.amp.common import BFLOAT16, CUDA_SCALER, DEVICE_SCALER, HALF, autocast_positions
-from codemods.amp.walk import is_reference, target_key, use_context, walk
+from codemods.amp.walk import is_reference, use_context, walk
 from codemods.shared.device_values import is_cuda_value, names_device
+from codemods.shared.statements import carried_name
 from migrate_xla.rule import FileContext, call_arg, called, code_of, snippet, string_value, words
 
 # float16 spelled as a string, and what it becomes: for a dtype table's key, a config or
@@ -122,7 +123,7 @@ class _ChoiceFinder:
             if node_type is cst.Import or node_type is cst.ImportFrom:
                 self.names.learn_import(node)
             elif node_type is cst.Name or node_type is cst.Attribute:
-                key = node.value if node_type is cst.Name else target_key(node)
+                key = node.value if node_type is cst.Name else carried_name(node)
                 if key is not None and is_reference(node, ancestors[0] if ancestors else None):
                     self.refs[key].append((node, ancestors))
             elif node_type is cst.Call:
@@ -232,7 +233,7 @@ class _ChoiceFinder:
             self._never_branch(test, branch, not equal)  # the option is never "float16" or "half" once mapped
 
     def _bind(self, target: cst.CSTNode, value: cst.CSTNode | None) -> None:
-        key = target_key(target)
+        key = carried_name(target)
         if key is not None and value is not None:
             self.values[key].append(value)
         elif key is not None:
@@ -262,7 +263,7 @@ class _ChoiceFinder:
 
     def _name(self, choice: Choice, node: cst.CSTNode) -> list[cst.CSTNode] | None:
         """The values a name (``ptdtype``, ``args.dtype``) is given, or None."""
-        key = target_key(node)
+        key = carried_name(node)
         if key is None or key in self.opaque:
             return None
         if key in choice.keys:
@@ -280,7 +281,7 @@ class _ChoiceFinder:
 
     def _option(self, node: cst.CSTNode) -> cst.Call | None:
         """The ``add_argument`` call whose value ``args.name`` is, when the file assigns it nothing else."""
-        key = target_key(node)
+        key = carried_name(node)
         if key is None or "." not in key or self.values.get(key):
             return None
         return self.options.get(key.rsplit(".", 1)[-1])
@@ -369,7 +370,7 @@ class _ChoiceFinder:
                 if v in valid and (required or k in valid)
             }
             if option is not None and renames:
-                choice.options.setdefault(target_key(node), (option, {}))[1].update(renames)
+                choice.options.setdefault(carried_name(node), (option, {}))[1].update(renames)
             for value in values or ():
                 self._string(choice, value, valid, required)
         elif required:

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods.amp.common import CUDA_SCALER, DEVICE_SCALER, NEVER_TAKEN
-from codemods.amp.walk import is_reference, target_key, use_context, walk
+from codemods.amp.walk import is_reference, use_context, walk
 from codemods.shared.device_values import is_cuda_value
+from codemods.shared.statements import carried_name
 from codemods.shared.training_loops import OPTIMIZER_NAME
 from migrate_xla.rule import FileContext, call_arg, code_of, string_value
 
@@ -82,9 +83,9 @@ def _binding(call: cst.Call, ancestors: tuple) -> tuple[str | None, cst.CSTNode 
     (``scaler = GradScaler() if amp else None``), which the rule cannot remove."""
     for depth, node in enumerate(ancestors):
         if isinstance(node, cst.Assign) and len(node.targets) == 1:
-            return target_key(node.targets[0].target), node, depth == 0
+            return carried_name(node.targets[0].target), node, depth == 0
         if isinstance(node, cst.AnnAssign):
-            return target_key(node.target), node, depth == 0
+            return carried_name(node.target), node, depth == 0
         if isinstance(node, cst.BaseStatement):
             break
     return None, None, False
@@ -158,7 +159,7 @@ def analyse(
             if is_reference(node, ancestors[0] if ancestors else None):
                 refs[node.value].append((node, ancestors))
         elif node_type is cst.Attribute:
-            key = target_key(node)
+            key = carried_name(node)
             if key is not None:
                 refs[key].append((node, ancestors))
         elif node_type is cst.Call:
@@ -248,7 +249,7 @@ def _passed_on(ref, ancestors, key: str, refs, functions) -> dict[int, tuple[str
     for site_ref, site_ancestors in refs[function.name.value]:  # every use of the function passes the scaler
         site = site_ancestors[0] if site_ancestors else None
         site_arg = _argument(site, function, param) if isinstance(site, cst.Call) and site.func is site_ref else None
-        if site_arg is None or target_key(site_arg.value) != key:
+        if site_arg is None or carried_name(site_arg.value) != key:
             return None
         actions[id(site_arg)] = ("drop-arg", site_arg)
     for node, inner in walk(function.body):

@@ -68,14 +68,6 @@ def is_reference(name: cst.Name, parent: cst.CSTNode | None) -> bool:
     return True
 
 
-def target_key(node: cst.CSTNode) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
-        return f"{node.value.value}.{node.attr.value}"
-    return None
-
-
 def use_context(ref: cst.CSTNode, ancestors: tuple) -> cst.CSTNode:
     """What to quote for a use of a scaler: the call it is passed to, the comparison it is in."""
     for node in ancestors:
