@@ -21,7 +21,7 @@ from migrate_xla.findings import RUNTIMES, TARGETS, RuleError
 from migrate_xla.settings import Settings
 
 TABLE = "tool.xla-migrate"
-KEYS = ("select", "ignore", "target", "unsafe-fixes", "exclude", "per-file-ignores")
+KEYS = ("select", "ignore", "target", "runtime", "unsafe-fixes", "exclude", "per-file-ignores")
 
 
 class ConfigError(Exception):
@@ -96,7 +96,7 @@ def load(path: Path) -> Settings:
             if value not in TARGETS:
                 raise fail(key, f"expected one of {', '.join(TARGETS)}, got {_toml_repr(value)}")
             settings[key] = value
-        elif key == "runtime":  # read and checked; listed in KEYS and documented with a second runtime
+        elif key == "runtime":
             if value not in RUNTIMES:
                 raise fail(key, f"expected one of {', '.join(RUNTIMES)}, got {_toml_repr(value)}")
             settings[key] = value

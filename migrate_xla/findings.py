@@ -18,10 +18,10 @@ SEVERITIES = ("error", "warning", "info")
 # What the migrated code runs as (docs/design.md, "--target"): one XLA device, one process per
 # device launched by torch_xla.launch, or one process driving every device with SPMD.
 TARGETS = ("single", "multiprocess", "spmd")
-# The runtime the migrated code runs on (docs/design.md, "Settings"): PyTorch/XLA, the default
-# and for now the only one; a rule serves the runtimes in its RUNTIMES, as it runs under the
-# targets in its TARGETS.
-RUNTIMES = ("torch-xla",)
+# The runtime the migrated code runs on (docs/runtimes.md): PyTorch/XLA (lazy tensors on the
+# "xla" device), the default, or TorchTPU (torch_tpu: eager on the "tpu" device); a rule serves
+# the runtimes in its RUNTIMES, as it runs under the targets in its TARGETS.
+RUNTIMES = ("torch-xla", "torch-tpu")
 # The finding for a notebook cell left as it is: the notebook reader reports it, the rule
 # codemods/notebook_cells.py documents it.
 CELL_NOT_MIGRATED = "XLA001"

@@ -1,7 +1,7 @@
 """Migrating a project, as ``xla-migrate`` and ``xla-migrate verify`` both do it.
 
 - ``migration_options``: the command-line options that say how code is migrated
-  (``--target``, ``--select``, ``--ignore``, ``--unsafe-fixes``), declared once for both
+  (``--target``, ``--runtime``, ``--select``, ``--ignore``, ``--unsafe-fixes``), declared once for both
   commands; the command gets them as one mapping of ``Settings`` fields, ``given``.
 - ``configure``: the run's ``Settings`` (migrate_xla/settings.py): the defaults, the
   ``[tool.xla-migrate]`` table of the nearest pyproject.toml, then what was given.
@@ -19,7 +19,7 @@ from typing import Any
 import click
 
 from migrate_xla import config
-from migrate_xla.findings import TARGETS, RuleError
+from migrate_xla.findings import RUNTIMES, TARGETS, RuleError
 from migrate_xla.run import FileResult, migrate_files
 from migrate_xla.settings import Settings
 from migrate_xla.sources.discovery import Found, find_sources
@@ -30,6 +30,11 @@ MIGRATION_OPTIONS = (
         "--target",
         type=click.Choice(TARGETS),
         help="single (the default): one XLA device; multiprocess: one process per device under torch_xla.launch; spmd: one process drives every device (XLA65x-XLA69x).",
+    ),
+    click.option(
+        "--runtime",
+        type=click.Choice(RUNTIMES),
+        help="torch-xla (the default): PyTorch/XLA, lazy tensors on the 'xla' device; torch-tpu: TorchTPU, eager on the 'tpu' device (docs/runtimes.md).",
     ),
     click.option(
         "--select",
@@ -44,7 +49,7 @@ MIGRATION_OPTIONS = (
         help="Also apply fixes that may change behaviour (default: no).",
     ),
 )
-MIGRATION_FIELDS = ("target", "select", "ignore", "unsafe_fixes")
+MIGRATION_FIELDS = ("target", "runtime", "select", "ignore", "unsafe_fixes")
 
 
 class SettingsError(Exception):
@@ -78,7 +83,7 @@ def configure(paths: Sequence[Path], **given: Any) -> Settings:
     (config.py), with each value ``given`` (Settings fields; None: not given) in its place."""
     try:
         return config.discover(paths).override(**given).checked()
-    except (config.ConfigError, RuleError) as exc:
+    except (config.ConfigError, RuleError, ValueError) as exc:
         raise SettingsError(str(exc)) from None
 
 

@@ -34,27 +34,11 @@ from migrate_xla.findings import (  # noqa: F401 (the rules' names)
     Diagnostic,
 )
 from migrate_xla.removed_lines import drop_removed_lines, is_removed  # noqa: F401 (the rules' names)
+from migrate_xla.runtimes import PL, RUNTIME, TORCH, TORCH_XLA, XM, XR, Import, Runtime  # noqa: F401 (the rules' names)
 from migrate_xla.settings import Settings
 from migrate_xla.tree import NODE_TYPES, TRIVIA, children, codegen, subclasses  # noqa: F401 (the rules' names)
 
 TODO_PREFIX = "# TODO(xla-migrate): "
-
-
-@dataclass(frozen=True)
-class Import:
-    """An import a fix needs: ``import module [as asname]`` or ``from module import obj``."""
-
-    module: str
-    obj: str | None = None
-    asname: str | None = None
-
-
-TORCH = Import("torch")
-# The torch_xla 2.x public API and aliases the migration guide uses.
-TORCH_XLA = Import("torch_xla")
-XM = Import("torch_xla.core.xla_model", asname="xm")
-XR = Import("torch_xla.runtime", asname="xr")
-PL = Import("torch_xla.distributed.parallel_loader", asname="pl")
 
 
 class Rule:
@@ -260,8 +244,13 @@ class FileContext:
 
     @property
     def runtime(self) -> str:
-        """What the migrated code runs on (``settings.runtime``)."""
+        """What the migrated code runs on (``settings.runtime``): torch-xla or torch-tpu."""
         return self.settings.runtime
+
+    @property
+    def api(self) -> Runtime:
+        """How the migrated code spells the runtime's device and services (migrate_xla/runtimes.py)."""
+        return RUNTIME[self.settings.runtime]
 
     # -- names ---------------------------------------------------------------
     def learn_import(self, node: cst.Import | cst.ImportFrom) -> None:

@@ -33,7 +33,7 @@ class Settings(NamedTuple):
     ignore: tuple[str, ...] = ()  # rule codes or prefixes turned off
     unsafe_fixes: bool = False  # also apply the fixes that may change behaviour
     target: str = TARGETS[0]  # what the migrated code runs as (--target): single, multiprocess, spmd
-    runtime: str = RUNTIMES[0]  # what it runs on: torch-xla (PyTorch/XLA)
+    runtime: str = RUNTIMES[0]  # what it runs on: torch-xla (PyTorch/XLA) or torch-tpu (TorchTPU)
     exclude: tuple[str, ...] = ()  # skipped while walking, relative to the pyproject.toml's folder
     extend_exclude: tuple[str, ...] = ()  # --exclude: skipped as well, relative to the working directory
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (pattern, codes or prefixes), in order
@@ -61,6 +61,11 @@ class Settings(NamedTuple):
             raise ValueError(f"unknown target {self.target!r}: one of {', '.join(TARGETS)}")
         if self.runtime not in RUNTIMES:
             raise ValueError(f"unknown runtime {self.runtime!r}: one of {', '.join(RUNTIMES)}")
+        if self.runtime != RUNTIMES[0] and self.target != TARGETS[0]:
+            raise ValueError(
+                f"--target {self.target} is a PyTorch/XLA form (torch_xla.launch, SPMD): with --runtime {self.runtime} "
+                "the script keeps its own launch (torchrun, mp.spawn); use --target single"
+            )
         self.codes  # noqa: B018 (an unknown code or prefix raises RuleError)
         for _, prefixes in self.per_file_ignores:
             select(tuple(prefixes))

@@ -37,14 +37,19 @@ def is_noop(case: Path) -> bool:
 
 
 def fixture_options(case: Path, **extra):
-    """A fixture's first line ``# fixture: unsafe-fixes target=spmd`` asks for unsafe fixes, a
-    target; ``extra`` adds other options (``select=[...]``)."""
+    """A fixture's first line ``# fixture: unsafe-fixes target=spmd runtime=torch-tpu`` asks for
+    unsafe fixes, a target, a runtime; ``extra`` adds other options (``select=[...]``)."""
     from migrate_xla.run import options_for
 
     first = case.read_text().splitlines()[:1]
     words = first[0].removeprefix("# fixture:").split() if first and first[0].startswith("# fixture:") else []
-    targets = [w.removeprefix("target=") for w in words if w.startswith("target=")]
-    return options_for(unsafe_fixes="unsafe-fixes" in words, target=targets[0] if targets else "single", **extra)
+    given = dict(word.split("=", 1) for word in words if "=" in word)
+    return options_for(
+        unsafe_fixes="unsafe-fixes" in words,
+        target=given.get("target", "single"),
+        runtime=given.get("runtime", "torch-xla"),
+        **extra,
+    )
 
 
 RULES_NOTE = re.compile(r"\[([\w-]+(?:, [\w-]+)*)\]\s*\Z")

@@ -52,11 +52,10 @@ def test_target_reaches_the_engine(tmp_path):
 
 
 def test_runtime_is_read_and_checked(tmp_path):
-    """The one runtime there is, for now; a second comes with its rules (issue 24)."""
-    toml = pyproject(tmp_path, f'runtime = "{RUNTIMES[0]}"')
-    assert config.discover([tmp_path]) == Settings(runtime=RUNTIMES[0], config=str(toml))
+    toml = pyproject(tmp_path, 'runtime = "torch-tpu"')
+    assert config.discover([tmp_path]) == Settings(runtime="torch-tpu", config=str(toml))
     pyproject(tmp_path, 'runtime = "jax"')
-    with pytest.raises(config.ConfigError, match='runtime: expected one of torch-xla, got "jax"'):
+    with pytest.raises(config.ConfigError, match='runtime: expected one of torch-xla, torch-tpu, got "jax"'):
         config.discover([tmp_path])
 
 
@@ -197,10 +196,18 @@ def test_verify_takes_every_migration_option():
 
     assert set(MIGRATION_FIELDS) <= {field.name for field in dataclasses.fields(VerifySettings)}
     assert set(MIGRATION_FIELDS) <= set(Settings._fields)
-    given = dict(zip(MIGRATION_FIELDS, ("spmd", ("XLA1",), ("XLA103",), True), strict=True))
+    given = dict(zip(MIGRATION_FIELDS, ("single", "torch-tpu", ("XLA1",), ("XLA103",), True), strict=True))
     assert VerifySettings(**given).migration() == given
     assert VerifySettings().migration() == {}
-    assert Settings().override(**given).checked().target == "spmd"
+    assert Settings().override(**given).checked().runtime == "torch-tpu"
+
+
+def test_pytorch_xla_targets_need_the_pytorch_xla_runtime(tmp_path, cli):
+    """--target multiprocess and spmd write torch_xla.launch and SPMD: not forms of TorchTPU."""
+    path = write(tmp_path / "train.py", FIXABLE)
+    result = cli("--check", "--runtime", "torch-tpu", "--target", "spmd", str(path))
+    assert result.exit_code == 2
+    assert "--target spmd is a PyTorch/XLA form" in result.stderr
 
 
 # -- finding the file --------------------------------------------------------------------
@@ -246,7 +253,7 @@ def test_stdin_uses_the_working_directorys_pyproject(tmp_path):
     [
         (
             "selct = []",
-            r"selct: unknown key \(known: select, ignore, target, unsafe-fixes, exclude, per-file-ignores\)",
+            r"selct: unknown key \(known: select, ignore, target, runtime, unsafe-fixes, exclude, per-file-ignores\)",
         ),
         ('select = "XLA1"', r'select: expected a list of rule codes or prefixes, got "XLA1"'),
         ('ignore = ["XLA99"]', r"ignore: unknown rule code or prefix: XLA99"),

@@ -78,6 +78,7 @@ class Settings:
     # None: as [tool.xla-migrate] of the project's pyproject.toml says (its defaults without one)
     unsafe_fixes: bool | None = None
     target: str | None = None  # single, multiprocess or spmd
+    runtime: str | None = None  # torch-xla or torch-tpu (run on the CPU with the "tpu" device emulated)
     select: tuple[str, ...] | None = None  # rule codes or prefixes
     ignore: tuple[str, ...] | None = None
     python: str | None = None  # the children's interpreter; None: $VIRTUAL_ENV's python, else this one
