@@ -1,11 +1,12 @@
 """Sweep over real code: migrate every file of the installed torch and torch_xla packages.
 
 Robustness, not speed: thousands of real files written by others exercise every rule on
-code no fixture imagined. For each package and each fix mode (safe fixes, then
-``--unsafe-fixes``), the command line runs as a user would:
+code no fixture imagined. For each runtime (``--runtime torch-xla``, then ``torch-tpu``),
+each fix mode (safe fixes, then ``--unsafe-fixes``) and each package, the command line runs
+as a user would:
 
-    python -m migrate_xla -o OUT/<package> [--unsafe-fixes] --format json --exit-zero -j 2 PACKAGE_DIR
-    python -m migrate_xla --check [--unsafe-fixes] --format json --exit-zero -j 2 OUT/<package>/<changed files>
+    python -m migrate_xla -o OUT/<package> --runtime R [--unsafe-fixes] --format json --exit-zero -j 2 PACKAGE_DIR
+    python -m migrate_xla --check --runtime R [--unsafe-fixes] --format json --exit-zero -j 2 OUT/<package>/<changed files>
 
 and the sweep checks that
 - no file fails (exit 2) except files that do not parse as Python 3.11 (counted as
@@ -20,6 +21,7 @@ diff a second run would make; exit status 1 when anything failed.
     .venv/bin/python benchmarks/sweep.py                      # everything (make sweep)
     .venv/bin/python benchmarks/sweep.py --sample 300         # 300 files spread over the packages
     .venv/bin/python benchmarks/sweep.py --fixes unsafe       # one fix mode only
+    .venv/bin/python benchmarks/sweep.py --runtime torch-tpu  # one runtime only
     .venv/bin/python benchmarks/sweep.py --only torch/cuda/amp/grad_scaler.py  # chosen files
 """
 
@@ -39,7 +41,14 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGES = ("torch", "torch_xla")
-MODES = {"safe": [], "unsafe": ["--unsafe-fixes"]}
+RUNTIMES = ("torch-xla", "torch-tpu")
+FIXES = {"safe": [], "unsafe": ["--unsafe-fixes"]}
+
+
+def mode_flags(mode: str) -> list[str]:
+    """The command-line flags of a mode, ``RUNTIME/FIXES`` (``torch-tpu/unsafe``)."""
+    runtime, fixes = mode.split("/")
+    return ["--runtime", runtime, *FIXES[fixes]]
 
 
 def package_dir(name: str) -> Path:
@@ -162,7 +171,7 @@ def chosen_files(roots: dict[str, Path], sample: int | None, only: list[str]) ->
 def sweep(
     roots: dict[str, Path], modes: list[str], jobs: int, workdir: Path, sample: int | None = None, only: list[str] = ()
 ) -> dict[str, Tally]:
-    """Run the sweep; one tally per fix mode."""
+    """Run the sweep; one tally per mode (``torch-xla/safe``: mode_flags)."""
     trees = dict(roots)
     picked = chosen_files(roots, sample, list(only))
     if picked is not None:  # a partial sweep migrates a copy of the chosen files, tree kept
@@ -178,7 +187,7 @@ def sweep(
         for mode in modes:
             tally = tallies[mode] = Tally()
             for name, tree in trees.items():
-                sweep_tree(name, tree, workdir / mode / name, MODES[mode], jobs, pool, tally)
+                sweep_tree(name, tree, workdir / mode / name, mode_flags(mode), jobs, pool, tally)
     return tallies
 
 
@@ -191,12 +200,17 @@ def main() -> int:
     parser.add_argument(
         "--fixes", choices=["safe", "unsafe", "both"], default="both", help="fix modes to sweep (default both)"
     )
+    parser.add_argument(
+        "--runtime", choices=[*RUNTIMES, "both"], default="both", help="runtimes to sweep (default both)"
+    )
     parser.add_argument("-j", "--jobs", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--keep", type=Path, help="keep the migrated copies in this folder (must not exist)")
     args = parser.parse_args()
 
     roots = {name: package_dir(name) for name in PACKAGES}
-    modes = ["safe", "unsafe"] if args.fixes == "both" else [args.fixes]
+    fixes = list(FIXES) if args.fixes == "both" else [args.fixes]
+    runtimes = list(RUNTIMES) if args.runtime == "both" else [args.runtime]
+    modes = [f"{runtime}/{fix}" for runtime in runtimes for fix in fixes]
     start = time.perf_counter()
     if args.keep:
         args.keep.mkdir(parents=True)
@@ -208,7 +222,7 @@ def main() -> int:
     failed = 0
     for mode, tally in tallies.items():
         print(
-            f"{mode + ' fixes:':<14} {tally.files} files, {tally.changed} changed, {tally.findings} findings "
+            f"{mode + ' fixes:':<24} {tally.files} files, {tally.changed} changed, {tally.findings} findings "
             f"({tally.fixed} fixed), {len(tally.unparseable)} unparseable as Python {sys.version_info[0]}.{sys.version_info[1]}, "
             f"{len(tally.failures)} failures"
         )

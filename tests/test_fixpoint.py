@@ -18,21 +18,25 @@ import pytest
 
 from conftest import FIXTURES
 from migrate_xla import run
-from migrate_xla.findings import TARGETS
+from migrate_xla.findings import RUNTIMES, TARGETS
 from migrate_xla.run import migrate_code, options_for
 
-MODES = list(itertools.product(TARGETS, ("safe", "unsafe")))
+# (runtime, target, fixes): PyTorch/XLA under each target; TorchTPU has one (Settings.checked)
+MODES = [
+    *itertools.product(RUNTIMES[:1], TARGETS, ("safe", "unsafe")),
+    *itertools.product(RUNTIMES[1:], TARGETS[:1], ("safe", "unsafe")),
+]
 
 
 def _tree(folder):
     return {p.relative_to(folder): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-@pytest.mark.parametrize(("target", "fixes"), MODES, ids=[f"{t}-{f}" for t, f in MODES])
-def test_a_second_run_changes_nothing_it_wrote(tmp_path, cli, target, fixes):
+@pytest.mark.parametrize(("runtime", "target", "fixes"), MODES, ids=["-".join(mode) for mode in MODES])
+def test_a_second_run_changes_nothing_it_wrote(tmp_path, cli, runtime, target, fixes):
     """Every .py and .ipynb file under fixtures/ (the snapshot fixtures, the examples, the
     notebook fixtures), written with -o, then migrated again in place: no file changes."""
-    flags = ["--target", target, "-j", "1", "--exit-zero", "--format", "json"]
+    flags = ["--runtime", runtime, "--target", target, "-j", "1", "--exit-zero", "--format", "json"]
     if fixes == "unsafe":
         flags.append("--unsafe-fixes")
     source = tmp_path / "fixtures"

@@ -2,7 +2,7 @@
 
 The full sweep (`make sweep`, every file of torch and torch_xla) takes most of an hour
 here; this sample covers the CUDA-heavy modules and the files where the sweep found
-bugs, with unsafe fixes: no failure, every written file compiles, a second run
+bugs, with unsafe fixes under each runtime: no failure, every written file compiles, a second run
 changes nothing.
 """
 
@@ -58,12 +58,15 @@ def _sweep_module():
 def test_sweep_of_a_torch_sample(tmp_path):
     sweep = _sweep_module()
     roots = {name: sweep.package_dir(name) for name in sweep.PACKAGES}
-    tally = sweep.sweep(roots, ["unsafe"], jobs=2, workdir=tmp_path, only=SAMPLE)["unsafe"]
-    assert tally.failures == []
-    assert tally.files == len(SAMPLE) and tally.changed >= 10 and tally.fixed >= 20
+    modes = ["torch-xla/unsafe", "torch-tpu/unsafe"]
+    tallies = sweep.sweep(roots, modes, jobs=2, workdir=tmp_path, only=SAMPLE)
+    for mode in modes:
+        tally = tallies[mode]
+        assert tally.failures == [], mode
+        assert tally.files == len(SAMPLE) and tally.changed >= 10 and tally.fixed >= 20, mode
     # What the full sweep found: a dtype list that names both half types stays as it is
     # (XLA405 made it [torch.float32, torch.bfloat16, torch.bfloat16]).
     fsdp = (
-        tmp_path / "unsafe" / "torch_xla" / "distributed" / "fsdp" / "xla_fully_sharded_data_parallel.py"
+        tmp_path / "torch-xla" / "unsafe" / "torch_xla" / "distributed" / "fsdp" / "xla_fully_sharded_data_parallel.py"
     ).read_text()
     assert "FLOAT_DTYPES = [torch.float32, torch.float16, torch.bfloat16]" in fsdp
