@@ -3,6 +3,9 @@
 Follows the migration guide's "Automatic Mixed Precision" section and PyTorch/XLA's AMP
 guide (https://docs.pytorch.org/xla/master/perf/amp.html): TPUs compute in bfloat16
 natively, and bfloat16 keeps float32's exponent range, so it needs no loss scaling.
+Under ``--runtime torch-tpu`` autocast goes to the ``tpu`` device, ``torch.autocast("tpu",
+dtype=torch.bfloat16)``, and the GradScaler goes as it does for XLA; the sync-free
+optimizers (XLA404) are PyTorch/XLA's only.
 """
 
 # This docstring is the family's section of docs/rules.md (python -m migrate_xla.docs).

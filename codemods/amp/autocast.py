@@ -6,22 +6,23 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.amp.common import (
-    AMP_GUIDE,
     CUDA_CUSTOM,
     DEVICE_AUTOCAST,
     HALF,
+    amp_guide,
     arg_index,
     autocast_positions,
+    device_imports,
+    device_string,
+    device_word,
     keyword_arg,
     torch_module,
 )
 from codemods.amp.dtype_choices import dtype_choices
-from codemods.shared.device_values import xla_string
 from codemods.shared.statements import carried_name
 from migrate_xla.rule import (
     CUDA_WORD,
     SAFE,
-    TORCH_XLA,
     Rule,
     append_keyword,
     call_arg,
@@ -70,6 +71,11 @@ class CudaAutocast(Rule):
     ptdtype``, which keeps every other choice. The decorators of custom
     autograd functions, ``torch.cuda.amp.custom_fwd`` / ``custom_bwd``, become
     ``torch.amp.custom_fwd(device_type="xla")`` (a float16 ``cast_inputs`` becomes bfloat16).
+
+    Under ``--runtime torch-tpu`` the device is ``"tpu"``: ``torch.autocast("tpu",
+    dtype=torch.bfloat16)`` (bfloat16 is also TorchTPU's default autocast dtype; it is
+    written out, as above), ``custom_fwd(device_type="tpu")``, and no import beyond torch
+    (torch loads torch_tpu by itself).
     """
 
     CODE = "XLA401"
@@ -87,13 +93,14 @@ class CudaAutocast(Rule):
     def _custom(self, original, updated, name: str, args: list[cst.Arg]):
         """``torch.cuda.amp.custom_fwd`` / ``custom_bwd``, bare or called with ``args``."""
         torch, imports = torch_module(self.ctx)
-        args = [keyword_arg("device_type", cst.SimpleString('"xla"')), *args]
+        args = [keyword_arg("device_type", cst.SimpleString(f'"{self.ctx.api.device_type}"')), *args]
         replacement = cst.Call(parse_expr(f"{torch}.amp.{CUDA_CUSTOM[name]}"), args)
         return self.replace(
             original,
             updated,
             replacement,
-            f"`{snippet(original)}` -> `{code_of(replacement)}`: autocast on XLA; see {AMP_GUIDE}",
+            f"`{snippet(original)}` -> `{code_of(replacement)}`: autocast on {device_word(self.ctx)}; "
+            f"see {amp_guide(self.ctx)}",
             imports=imports,
             drop_if_unused=self.ctx.import_behind(original),
         )
@@ -113,8 +120,8 @@ class CudaAutocast(Rule):
             updated,
             replacement,
             f"`{snippet(original)}` -> `{snippet(replacement)}`: this chooses the dtype autocast computes in"
-            f"{f' (through {through})' if through else ''}; XLA autocast computes in bfloat16, which TPUs "
-            f"compute in natively and which needs no GradScaler; see {AMP_GUIDE}",
+            f"{f' (through {through})' if through else ''}; {device_word(self.ctx)} autocast computes in "
+            f"bfloat16, which TPUs compute in natively and which needs no GradScaler; see {amp_guide(self.ctx)}",
         )
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
@@ -138,7 +145,8 @@ class CudaAutocast(Rule):
             updated,
             replacement,
             f"`{snippet(original)}` -> `{snippet(replacement)}`: once float16 is bfloat16 both branches "
-            f"agree (every XLA device supports bfloat16); this chooses the dtype autocast computes in; see {AMP_GUIDE}",
+            f"agree (every {device_word(self.ctx)} device supports bfloat16); this chooses the dtype autocast "
+            f"computes in; see {amp_guide(self.ctx)}",
         )
 
     # -- the autocast ---------------------------------------------------------------
@@ -162,7 +170,7 @@ class CudaAutocast(Rule):
         if device is not None and carried_name(device.value) in self.choices.device_variables:
             return self._keep_device(original, updated, dtype_at, dtype_value, why)
         like = device.value if device is not None and string_value(device.value) is not None else original
-        args = [cst.Arg(xla_string(like)), keyword_arg("dtype", dtype_value)]
+        args = [cst.Arg(device_string(self.ctx, like)), keyword_arg("dtype", dtype_value)]
         for keyword, position in (("enabled", enabled_at), ("cache_enabled", cache_at)):
             index = arg_index(original, position, keyword)
             if index is not None:
@@ -176,8 +184,8 @@ class CudaAutocast(Rule):
             updated,
             replacement,
             f"`{snippet(original)}` -> `{code_of(replacement)}`: TPUs compute in bfloat16, which "
-            f"needs no GradScaler{why}; see {AMP_GUIDE}",
-            imports=[TORCH_XLA, *imports],
+            f"needs no GradScaler{why}; see {amp_guide(self.ctx)}",
+            imports=[*device_imports(self.ctx), *imports],
             drop_if_unused=self.ctx.import_behind(original.func),
         )
 
@@ -206,7 +214,7 @@ class CudaAutocast(Rule):
             self.flag(
                 original,
                 f"{why}: if it can be float16, choose bfloat16 there (TPUs compute in "
-                f"bfloat16 natively, and it needs no GradScaler); see {AMP_GUIDE}",
+                f"bfloat16 natively, and it needs no GradScaler); see {amp_guide(self.ctx)}",
             )
             return value, ""
         code = code_of(value)
@@ -228,6 +236,7 @@ class CudaAutocast(Rule):
             original,
             updated,
             replacement,
-            f"`{snippet(original)}` -> `{snippet(replacement)}`: the device variable is the XLA device; "
-            f"TPUs compute in bfloat16, which needs no GradScaler{why}; see {AMP_GUIDE}",
+            f"`{snippet(original)}` -> `{snippet(replacement)}`: the device variable is the "
+            f"{device_word(self.ctx)} device; TPUs compute in bfloat16, which needs no GradScaler{why}; "
+            f"see {amp_guide(self.ctx)}",
         )

@@ -1,14 +1,17 @@
-"""What the XLA4xx rules share: the mixed-precision names they match, and how a
-replacement spells ``torch``, finds an argument, or makes one."""
+"""What the XLA4xx rules share: the mixed-precision names they match, how a replacement
+spells ``torch`` and the run's device type (``"xla"``, ``"tpu"``: ``ctx.api``), finds an
+argument, or makes one, and what the messages cite on each runtime."""
 
 from __future__ import annotations
 
 import libcst as cst
 
 from codemods.shared.device_values import AMP_DEVICE_CALLS, is_cuda_value
-from migrate_xla.rule import EQUAL, FileContext, Import, call_arg, code_of, string_value
+from migrate_xla.rule import EQUAL, TORCH, FileContext, Import, call_arg, code_of, string_value
 
 AMP_GUIDE = "https://docs.pytorch.org/xla/master/perf/amp.html"
+# TorchTPU's autocast is PyTorch's own, on the "tpu" device (bfloat16 by default there)
+TPU_AMP_GUIDE = "https://docs.pytorch.org/docs/stable/amp.html"
 CUDA_AUTOCAST = frozenset({"torch.cuda.amp.autocast", "torch.cuda.amp.autocast_mode.autocast"})
 DEVICE_AUTOCAST = frozenset(name for name in AMP_DEVICE_CALLS if name.endswith("autocast"))
 CUDA_SCALER = frozenset({"torch.cuda.amp.GradScaler", "torch.cuda.amp.grad_scaler.GradScaler"})
@@ -66,3 +69,31 @@ def autocast_positions(names: FileContext, call: cst.Call, cuda_variables: set[s
     if cuda or (half and string_value(device.value) is None):
         return 1, 2, 3  # torch.autocast(device_type, dtype, enabled, cache_enabled)
     return None
+
+
+def amp_guide(ctx: FileContext) -> str:
+    """The mixed-precision document a message cites on this run's runtime."""
+    return AMP_GUIDE if ctx.api.lazy else TPU_AMP_GUIDE
+
+
+def device_word(ctx: FileContext) -> str:
+    """What a message calls the device: ``XLA`` (PyTorch/XLA) or ``TPU`` (TorchTPU)."""
+    return ctx.api.device_type.upper()
+
+
+def device_imports(ctx: FileContext) -> list[Import]:
+    """The imports the runtime's device type needs beyond torch itself (``torch_xla``,
+    which registers the ``xla`` device; TorchTPU's ``tpu`` device needs none: torch
+    loads torch_tpu by itself). A replacement spells torch through ``torch_module``."""
+    return [spec for spec in ctx.api.imports if spec != TORCH]
+
+
+def device_string(ctx: FileContext, like: cst.CSTNode) -> cst.SimpleString:
+    """The run's device type as a string (``"xla"``, ``"tpu"``), quoted the way ``like``
+    (or the template it formats, ``'cuda:{}'.format(rank)``) was."""
+    if isinstance(like, cst.Call) and isinstance(like.func, cst.Attribute):
+        like = like.func.value
+    elif isinstance(like, cst.BinaryOperation):
+        like = like.left
+    quote = "'" if isinstance(like, cst.SimpleString) and like.quote == "'" else '"'
+    return cst.SimpleString(f"{quote}{ctx.api.device_type}{quote}")

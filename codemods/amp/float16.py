@@ -9,8 +9,8 @@ import libcst as cst
 
 from codemods.amp.common import BFLOAT16, CUDA_AUTOCAST, CUDA_CUSTOM, DEVICE_AUTOCAST, HALF, arg_index, torch_module
 from codemods.amp.dtype_choices import dtype_choices
-from codemods.shared.device_values import XLA_DEVICE, target_name
-from migrate_xla.rule import TORCH_XLA, UNSAFE, FileContext, Rule, call_arg, parse_expr, snippet, string_value
+from codemods.shared.device_values import target_name
+from migrate_xla.rule import UNSAFE, FileContext, Rule, call_arg, parse_expr, snippet, string_value
 
 PRECISION_NAME = re.compile(r"dtype|precision", re.IGNORECASE)
 HALF_STRINGS = {"float16": "bfloat16", "fp16": "bf16"}
@@ -23,7 +23,8 @@ class Float16ToBfloat16(Rule):
     float16 because "only certain GPUs have bfloat16 support". Rewritten: ``torch.float16``
     and ``torch.half`` (in ``.to(...)``, ``dtype=`` and dtype tables such as
     ``{"float16": torch.float16}[dtype]``), ``x.half()`` -> ``x.to(torch.bfloat16)``,
-    ``x.type(torch.cuda.HalfTensor)`` -> ``x.to(torch_xla.device(), torch.bfloat16)``, and
+    ``x.type(torch.cuda.HalfTensor)`` -> ``x.to(torch_xla.device(), torch.bfloat16)`` (the run's
+    device: ``torch.device("tpu")`` under ``--runtime torch-tpu``), and
     config strings that choose float16 for a name that says dtype or precision
     (``dtype = "float16"``, an argparse default, a dict entry, a parameter default) ->
     ``"bfloat16"`` (``"fp16"`` -> ``"bf16"``). ``torch.cuda.is_bf16_supported()`` is true on
@@ -154,10 +155,12 @@ class Float16ToBfloat16(Rule):
             and self.qualname(original.args[0].value) == "torch.cuda.HalfTensor"
         ):
             bfloat16, imports = self._bfloat16_arg()
-            args = [cst.Arg(parse_expr(XLA_DEVICE)), bfloat16]
+            args = [cst.Arg(parse_expr(self.ctx.api.device)), bfloat16]
             replacement = updated.with_changes(func=func.with_changes(attr=cst.Name("to")), args=args)
             self.ctx.forget_fixes_inside(original)
-            return self._bfloat16(original, updated, replacement, [TORCH_XLA, *imports])
+            return self._bfloat16(
+                original, updated, replacement, list(dict.fromkeys([*self.ctx.api.imports, *imports]))
+            )
         if method != "add_argument":
             return updated
         option = call_arg(original, 0, None)

@@ -9,9 +9,19 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.amp.common import AMP_GUIDE, CUDA_SCALER, NO_SCALING, arg_index, atomic, torch_module
+from codemods.amp.common import (
+    AMP_GUIDE,
+    CUDA_SCALER,
+    NO_SCALING,
+    amp_guide,
+    arg_index,
+    atomic,
+    device_imports,
+    device_word,
+    torch_module,
+)
 from codemods.amp.scaler_analysis import Scaler, ScalerUses, scaler_uses
-from migrate_xla.rule import SAFE, TORCH_XLA, UNSAFE, Import, Rule, code_of, drop_items, parse_expr, snippet
+from migrate_xla.rule import SAFE, UNSAFE, Import, Rule, code_of, drop_items, parse_expr, snippet
 
 
 class _ScalerAware(Rule):
@@ -151,7 +161,7 @@ class GradScalerRemoved(_ScalerRewrite):
     of this file that uses it only in these ways (``train(model, loader, scaler)``) goes
     with that parameter and the argument at every call. A scaler used any other way
     (passed elsewhere, tested for None, ``is_enabled()``) is kept, moved to the XLA
-    device and flagged.
+    device (``"tpu"`` under ``--runtime torch-tpu``) and flagged.
     """
 
     CODE = "XLA402"
@@ -175,15 +185,16 @@ class GradScalerRemoved(_ScalerRewrite):
         if scaler is not None and scaler.removable:
             return updated  # the whole assignment goes in leave_Assign
         torch, imports = torch_module(self.ctx)
+        device = f'"{self.ctx.api.device_type}"'
         if self.qualname(original.func) in CUDA_SCALER:
-            args = [cst.Arg(cst.SimpleString('"xla"')), *updated.args]
+            args = [cst.Arg(cst.SimpleString(device)), *updated.args]
         else:
             index = arg_index(original, 0, "device")
             args = list(updated.args)
             if index is None:
-                args.insert(0, cst.Arg(cst.SimpleString('"xla"')))
+                args.insert(0, cst.Arg(cst.SimpleString(device)))
             else:
-                args[index] = args[index].with_changes(value=cst.SimpleString('"xla"'))
+                args[index] = args[index].with_changes(value=cst.SimpleString(device))
         replacement = updated.with_changes(func=parse_expr(f"{torch}.amp.GradScaler"), args=args)
         if scaler is not None:
             use = snippet(scaler.odd[0])
@@ -194,15 +205,15 @@ class GradScalerRemoved(_ScalerRewrite):
             why = "this GradScaler is not assigned to a name xla-migrate can follow"
         self.flag(
             original,
-            f"{why}, so it stays, on the XLA device; {NO_SCALING}: remove it and write "
-            "`loss.backward()` and `optimizer.step()` for its calls; see " + AMP_GUIDE,
+            f"{why}, so it stays, on the {device_word(self.ctx)} device; {NO_SCALING}: remove it and write "
+            "`loss.backward()` and `optimizer.step()` for its calls; see " + amp_guide(self.ctx),
         )
         return self.replace(
             original,
             updated,
             replacement,
             f"`{snippet(original)}` -> `{code_of(replacement)}`",
-            imports=[TORCH_XLA, *imports],
+            imports=[*device_imports(self.ctx), *imports],
             drop_if_unused=self.ctx.import_behind(original.func),
         )
 
@@ -269,7 +280,9 @@ class SyncFreeOptimizer(_ScalerAware):
     Unsafe: torch 2.9's ``GradScaler.step`` does not pass ``found_inf`` to an optimizer
     (it still reads it on the host, then calls ``step()``), so the sync goes away only
     once the step is written as ``optimizer.step(found_inf=...)``; the syncfree classes
-    are drop-in subclasses of torch's, so the swap itself changes no result.
+    are drop-in subclasses of torch's, so the swap itself changes no result. PyTorch/XLA
+    only: TorchTPU has no sync-free optimizers (``torch.tpu.optimizers`` is another API),
+    and its GradScalers are kept only where XLA402 cannot remove them.
     """
 
     CODE = "XLA404"
@@ -277,6 +290,7 @@ class SyncFreeOptimizer(_ScalerAware):
     SUMMARY = "SGD/Adam/AdamW become torch_xla.amp.syncfree's where a GradScaler stays"
     FIX = UNSAFE
     TRIGGERS = (r"GradScaler",)
+    RUNTIMES = ("torch-xla",)
     BEFORE = (
         "from torch_xla.amp import syncfree\noptimizer = torch.optim.AdamW(model.parameters())\n"
         'scaler = torch.amp.GradScaler("xla")\ntrain(model, optimizer, scaler)\n'

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.amp.common import AMP_GUIDE, NO_SCALING, atomic, torch_module
+from codemods.amp.common import NO_SCALING, amp_guide, atomic, torch_module
 from codemods.shared.statements import call_of, carried_name
 from migrate_xla.rule import ON_ACCELERATOR, SAFE, Import, Rule, code_of, parse_expr, snippet, string_value, words
 
@@ -38,7 +38,7 @@ class LibraryLossScaler(Rule):
     mode, ``clip_grad_value_`` for ``'value'``, timm's ``dispatch_clip_grad(..., mode=...)``
     for a mode chosen at run time; ApexScaler clips the optimizer's parameters, which
     stand in for ``parameters`` when it is not passed) and ``optimizer.step()``; XLA201 then
-    adds the sync. The scaler object stays (checkpoints save its state); unscaled, it is
+    adds the sync (PyTorch/XLA; TorchTPU runs eagerly and needs none). The scaler object stays (checkpoints save its state); unscaled, it is
     never called.
 
     Converted where the call is known to be timm's: the name it is called through was
@@ -94,11 +94,13 @@ class LibraryLossScaler(Rule):
         statements = self._unscaled(args)
         lines = "; ".join(" ".join(code_of(s).split()) for s in statements)
         if not self._known(key):
+            # PyTorch/XLA's step ends in a sync (XLA201) after the optimizer step; TorchTPU is eager
+            sync = ", and xla-migrate then adds the step's `torch_xla.sync()`" if self.ctx.api.lazy else ""
             self.flag(
                 original,
                 f"`{snippet(call)}` looks like a timm loss scaler (`NativeScaler`, `ApexScaler`), which scales "
                 f"the loss for float16 and steps the optimizer itself: {NO_SCALING}, so write what it does "
-                f"unscaled, `{lines}`, and xla-migrate then adds the step's `torch_xla.sync()`; see {AMP_GUIDE}",
+                f"unscaled, `{lines}`{sync}; see {amp_guide(self.ctx)}",
             )
             return updated
         _, imports = torch_module(self.ctx)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.amp.common import AMP_GUIDE, NEVER_TAKEN
+from codemods.amp.common import NEVER_TAKEN, amp_guide
 from codemods.amp.dtype_choices import dtype_choices, mappable_option
 from codemods.shared.device_values import KEPT_CUDA_CHECKS
 from migrate_xla.rule import SAFE, Rule, append_keyword, call_arg, code_of, snippet, string_value
@@ -77,7 +77,7 @@ class RunTimeAmpDtype(Rule):
         return (
             f"`{snippet(test)}` is always {value} once the dtype option is mapped to bfloat16 where it "
             f"is read: {'its branch' if not value else 'the other branch'}, which makes or uses a GradScaler, "
-            f"goes; bfloat16 needs no loss scaling; see {AMP_GUIDE}"
+            f"goes; bfloat16 needs no loss scaling; see {amp_guide(self.ctx)}"
         )
 
     def leave_If(self, original: cst.If, updated: cst.If):
@@ -154,7 +154,7 @@ class RunTimeAmpDtype(Rule):
             replacement,
             f"`{flag or code_of(original.args[0].value)}` names the autocast dtype at run time (through "
             f"{', '.join(dict.fromkeys(through))}): in a launch command, {meaning} (`type=` maps "
-            f"it where argparse reads it{added}); TPUs compute in bfloat16, which needs no GradScaler; see {AMP_GUIDE}",
+            f"it where argparse reads it{added}); TPUs compute in bfloat16, which needs no GradScaler; see {amp_guide(self.ctx)}",
         )
 
 
