@@ -5,7 +5,10 @@ only exists on NVIDIA GPUs must be replaced by a person, and these rules say whe
 with what (one TODO comment a statement, an error for ``--check``). Where an XLA
 counterpart keeps the meaning, the rule converts instead: NVTX ranges become
 ``torch_xla.debug.profiler`` traces (XLA804), and ``torch.compile`` gets the ``openxla``
-backend (XLA810, unsafe). XLA899 catches what no rule named.
+backend (XLA810, unsafe). XLA899 catches what no rule named. Under ``--runtime torch-tpu``,
+streams and events become ``torch.tpu``'s (XLA801, XLA802), ``torch.compile`` gets the
+``tpu`` backend (XLA810), NVTX is flagged (XLA804), and the messages name TorchTPU's
+counterparts.
 """
 
 # This docstring is the family's section of docs/rules.md (python -m migrate_xla.docs).

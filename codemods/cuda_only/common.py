@@ -1,6 +1,7 @@
 """What the XLA8xx rules share: the documents their messages cite, the test for a
-message (a string printed or logged, which no rule rewrites), and ``CudaOnlyApi``, the
-base of the rules that flag an API with no XLA counterpart (XLA801-XLA809)."""
+message (a string printed or logged, which no rule rewrites), ``CudaOnlyApi``, the
+base of the rules that flag an API with no XLA counterpart (XLA801-XLA809), and
+``Mirrored``, which writes ``torch.cuda.X`` as ``torch.tpu.X`` under TorchTPU."""
 
 from __future__ import annotations
 
@@ -8,9 +9,19 @@ from typing import ClassVar
 
 import libcst as cst
 
-from migrate_xla.rule import Rule, snippet
+from migrate_xla.rule import SAFE, FileContext, Import, Rule, code_of, parse_expr, snippet
 
 GUIDE = "https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html"
+# What the messages cite under --runtime torch-tpu: TorchTPU's own page (its PyPI project),
+# and PyTorch's documents of what TorchTPU runs as PyTorch does
+TPU_GUIDE = "https://pypi.org/project/torch-tpu/"
+TPU_AMP_GUIDE = "https://docs.pytorch.org/docs/stable/amp.html"
+TPU_PROFILING_DOC = "https://docs.pytorch.org/docs/stable/profiler.html"
+TPU_COMPILE_DOC = "https://docs.pytorch.org/docs/stable/generated/torch.compile.html"
+TPU_PALLAS_DOC = "https://docs.jax.dev/en/latest/pallas/index.html"
+# torch.compile's TorchTPU backend (tpu_api.COMPILE_BACKEND, which a rule cannot import:
+# rules reach migrate_xla through migrate_xla.rule only; tests check the fixtures' output)
+TPU_COMPILE_BACKEND = "tpu"
 
 # Calls whose string arguments are messages, not devices: print("cuda"), logger.info("cuda").
 MESSAGE_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "exception", "log", "write"}
@@ -66,6 +77,9 @@ class CudaOnlyApi(Rule):
     FIX = None
     SEVERITY = "error"
     APIS: ClassVar[dict[str, str]] = {}
+    # what the messages say on another runtime than PyTorch/XLA, by runtime (``torch-tpu``) and
+    # key of APIS; a key missing there says what APIS says
+    RUNTIME_APIS: ClassVar[dict[str, dict[str, str]]] = {}
     TRACK: ClassVar[bool] = False
     SKIP_INSIDE: ClassVar[bool] = False  # statements nested in a flagged one are not flagged again
 
@@ -91,6 +105,14 @@ class CudaOnlyApi(Rule):
     def accept(self, node: cst.CSTNode) -> bool:
         """Whether a reference to an API is reported (a rule that converts some says no)."""
         return True
+
+    def converts(self, node: cst.CSTNode, api: str) -> bool:
+        """Whether a reference to ``api`` is converted rather than flagged (``Mirrored``)."""
+        return False
+
+    def hint(self, api: str) -> str:
+        """What the finding on ``api`` says after its name, on this run's runtime."""
+        return self.RUNTIME_APIS.get(self.ctx.runtime, {}).get(api) or self.APIS[api]
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self.not_references.add(id(node.attr))
@@ -133,18 +155,19 @@ class CudaOnlyApi(Rule):
             if source is None:
                 return
         statement = self.ctx.statements[-1]
-        if id(statement) in self.flagged or holds_import(statement):
+        converted = api is not None and not holds_import(statement) and self.converts(node, api)
+        if not converted and (id(statement) in self.flagged or holds_import(statement)):
             return
         inner = node.value if isinstance(node, cst.Attribute) else None
         while isinstance(inner, (cst.Attribute, cst.Name)):  # `torch.cuda` of `torch.cuda.Stream`
             self.not_references.add(id(inner))
             inner = inner.value if isinstance(inner, cst.Attribute) else None
-        if not self.accept(node):
+        if converted or not self.accept(node):
             return
         if self.SKIP_INSIDE and any(id(s) in self.flagged for s in self.ctx.statements[:-1]):
             return
         if source is not None:
-            message = f"`{dotted(node)}` holds a `{source}`, which {self.APIS[self.api_of(source)]}"
+            message = f"`{dotted(node)}` holds a `{source}`, which {self.hint(self.api_of(source))}"
         else:
             message = self.message(node, api)
         self.flagged[id(statement)] = source or self.qualname(node) or ""
@@ -152,7 +175,7 @@ class CudaOnlyApi(Rule):
 
     def message(self, node: cst.CSTNode, api: str) -> str:
         """What the finding on a reference to ``api`` says."""
-        return f"`{snippet(node)}` {self.APIS[api]}"
+        return f"`{snippet(node)}` {self.hint(api)}"
 
     def leave_SimpleStatementLine(self, original, updated):
         if self.TRACK:
@@ -192,3 +215,65 @@ class CudaOnlyApi(Rule):
         if self.TRACK and id(original) in self.flagged:
             self._track(original.name.value, self.flagged[id(original)])
         return updated
+
+
+def torch_spelling(ctx: FileContext) -> tuple[str, list[Import]]:
+    """How this file spells ``torch`` (``t`` after ``import torch as t``), and the import a
+    replacement needs when the file does not import torch itself."""
+    local = ctx.binds("torch")
+    return (local, []) if local else ("torch", [Import("torch")])
+
+
+class Mirrored(CudaOnlyApi):
+    """A ``CudaOnlyApi`` whose references are converted where the run's runtime mirrors them:
+    under TorchTPU, ``torch.cuda.X`` becomes ``torch.tpu.X`` where ``torch.tpu`` has ``X``
+    (``ctx.api.mirror``); the rest is flagged. ``t.cuda.Stream`` keeps the file's ``t``;
+    a name imported from ``torch.cuda`` is spelled from ``torch``, and its import goes once
+    unused. ``MIRRORED`` says why, after the arrow of the finding."""
+
+    FIX = SAFE
+    MIRRORED: ClassVar[str] = ""
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.mirrors: dict[int, str] = {}  # id(reference) -> its torch.tpu name
+
+    def converts(self, node: cst.CSTNode, api: str) -> bool:
+        name = self.qualname(node) or ""
+        rest = name.removeprefix("torch.cuda.streams.").removeprefix("torch.cuda.")
+        if not self.ctx.api.module or rest == name or "." in rest:  # the module itself, or an attribute of X
+            return False
+        target = self.ctx.api.mirror(f"torch.cuda.{rest}")
+        if target is None:
+            return False
+        self.mirrors[id(node)] = target
+        return True
+
+    def _mirror(self, original: cst.CSTNode, updated: cst.CSTNode):
+        target = self.mirrors.pop(id(original), None)
+        if target is None:
+            return updated
+        module = self.ctx.api.module or ""
+        head, last = module.rpartition(".")[2], target.rpartition(".")[2]
+        imports: list[Import] = []
+        value = original.value if isinstance(original, cst.Attribute) else None
+        if isinstance(value, cst.Attribute) and self.qualname(value) == "torch.cuda":  # t.cuda.X: t.tpu.X
+            replacement = updated.with_changes(value=updated.value.with_changes(attr=cst.Name(head)))
+        else:
+            torch, imports = torch_spelling(self.ctx)
+            replacement = parse_expr(f"{torch}.{module.partition('.')[2]}.{last}")
+            replacement = replacement.with_changes(lpar=updated.lpar, rpar=updated.rpar)
+        return self.replace(
+            original,
+            updated,
+            replacement,
+            f"`{snippet(original)}` -> `{code_of(replacement)}`: {self.MIRRORED}",
+            imports=imports,
+            drop_if_unused=self.ctx.import_behind(original),
+        )
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
+        return self._mirror(original, updated) if self.mirrors else updated
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name):
+        return self._mirror(original, updated) if self.mirrors else updated

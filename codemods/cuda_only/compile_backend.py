@@ -1,11 +1,11 @@
 """XLA810: ``torch.compile`` with the default (inductor) backend gets
-``backend="openxla"`` (unsafe; the migration guide's "Unsupported Operations")."""
+``backend="openxla"`` (``"tpu"`` under TorchTPU; unsafe; the migration guide's "Unsupported Operations")."""
 
 from __future__ import annotations
 
 import libcst as cst
 
-from codemods.cuda_only.common import DYNAMO_DOC
+from codemods.cuda_only.common import DYNAMO_DOC, TPU_COMPILE_BACKEND, TPU_COMPILE_DOC
 from migrate_xla.rule import EQUAL, UNSAFE, Rule, append_keyword, call_arg, code_of, snippet, string_value
 
 INDUCTOR_ONLY = {"cudagraphs"}
@@ -24,6 +24,10 @@ class TorchCompileBackend(Rule):
     ``backend="cudagraphs"`` is CUDA graphs: those are flagged. A bare ``@torch.compile``
     decorator becomes ``@torch.compile(backend="openxla")``. Other backends (``openxla``,
     ``eager``, ``aot_eager``, a variable, a function) are left as written.
+
+    Under ``--runtime torch-tpu`` the backend is TorchTPU's, ``backend="tpu"``, which it
+    registers for ``torch.compile`` (the way to run a whole step as one graph on TorchTPU,
+    which is eager otherwise); ``mode=`` / ``options=`` and ``cudagraphs`` are flagged the same way.
     """
 
     CODE = "XLA810"
@@ -40,6 +44,19 @@ class TorchCompileBackend(Rule):
         '`backend="openxla"` compiles for the XLA device (or drop `torch.compile`: XLA compiles the '
         f"training step anyway); see {DYNAMO_DOC}"
     )
+
+    TPU_MESSAGE = (
+        "`{code}` compiles with inductor, which generates GPU (Triton) or CPU code, not TPU code: "
+        f'`backend="{TPU_COMPILE_BACKEND}"` compiles for the TPU with TorchTPU\'s backend (or drop '
+        f"`torch.compile`: TorchTPU runs the model eagerly); see {TPU_COMPILE_DOC}"
+    )
+
+    def _backend(self) -> str:
+        """The backend ``torch.compile`` gets on this run's runtime."""
+        return "openxla" if self.ctx.runtime == "torch-xla" else TPU_COMPILE_BACKEND
+
+    def _message(self, code: str) -> str:
+        return (self.MESSAGE if self.ctx.runtime == "torch-xla" else self.TPU_MESSAGE).format(code=code)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         if self.qualname(original.func) != "torch.compile" or any(a.star for a in original.args):
@@ -60,14 +77,21 @@ class TorchCompileBackend(Rule):
         if name in INDUCTOR_ONLY or tuning:
             tuned = backend if name in INDUCTOR_ONLY else tuning[0]
             what = f"`{tuned.keyword.value}={snippet(tuned.value)}`"
-            self.flag(
-                original,
-                f"{what} tunes torch.compile for NVIDIA GPUs (CUDA graphs, Triton autotuning) and has no XLA "
-                'meaning: compile with `torch.compile(..., backend="openxla")` and no mode / options, or drop '
-                f"`torch.compile` (XLA compiles the training step anyway); see {DYNAMO_DOC}",
-            )
+            if self.ctx.runtime == "torch-xla":
+                message = (
+                    f"{what} tunes torch.compile for NVIDIA GPUs (CUDA graphs, Triton autotuning) and has no XLA "
+                    'meaning: compile with `torch.compile(..., backend="openxla")` and no mode / options, or drop '
+                    f"`torch.compile` (XLA compiles the training step anyway); see {DYNAMO_DOC}"
+                )
+            else:
+                message = (
+                    f"{what} tunes torch.compile for NVIDIA GPUs (CUDA graphs, Triton autotuning) and has no "
+                    f'TPU meaning: compile with `torch.compile(..., backend="{TPU_COMPILE_BACKEND}")` and no '
+                    f"mode / options, or drop `torch.compile` (TorchTPU runs the model eagerly); see {TPU_COMPILE_DOC}"
+                )
+            self.flag(original, message)
             return updated
-        openxla = cst.SimpleString('"openxla"')
+        openxla = cst.SimpleString(f'"{self._backend()}"')
         if backend is None:
             replacement = append_keyword(updated, "backend", openxla)
         else:
@@ -77,7 +101,7 @@ class TorchCompileBackend(Rule):
                     for a in updated.args
                 ]
             )
-        return self.replace(original, updated, replacement, self.MESSAGE.format(code=snippet(original)))
+        return self.replace(original, updated, replacement, self._message(snippet(original)))
 
     def leave_Decorator(self, original: cst.Decorator, updated: cst.Decorator):
         if not isinstance(original.decorator, (cst.Name, cst.Attribute)):
@@ -86,11 +110,11 @@ class TorchCompileBackend(Rule):
             return updated
         call = cst.Call(
             func=updated.decorator,
-            args=[cst.Arg(cst.SimpleString('"openxla"'), keyword=cst.Name("backend"), equal=EQUAL)],
+            args=[cst.Arg(cst.SimpleString(f'"{self._backend()}"'), keyword=cst.Name("backend"), equal=EQUAL)],
         )
         return self.replace(
             original.decorator,
             updated,
             updated.with_changes(decorator=call),
-            self.MESSAGE.format(code="@" + snippet(original.decorator)),
+            self._message("@" + snippet(original.decorator)),
         )

@@ -7,7 +7,7 @@ import re
 
 import libcst as cst
 
-from codemods.cuda_only.common import PALLAS_DOC, CudaOnlyApi
+from codemods.cuda_only.common import PALLAS_DOC, TPU_COMPILE_BACKEND, TPU_PALLAS_DOC, CudaOnlyApi
 from migrate_xla.rule import find, string_value, words
 
 CUDA_SOURCE = re.compile(r"\.cuh?\b")
@@ -15,6 +15,12 @@ CPP_EXTENSION = "torch.utils.cpp_extension."
 KERNEL_HINT = (
     "its kernels run only on NVIDIA GPUs: on TPU write them as a Pallas kernel "
     f"(`torch_xla.experimental.custom_kernel`), or express them in PyTorch ops XLA compiles; see {PALLAS_DOC}"
+)
+# Under TorchTPU: its Pallas bridge is `torch.tpu.pallas` (jax_op), and torch.compile's "tpu" backend fuses ops
+TPU_KERNEL_HINT = (
+    "its kernels run only on NVIDIA GPUs: on TPU write them as a Pallas kernel (TorchTPU's "
+    "`torch.tpu.pallas`), or express them in PyTorch ops, which `torch.compile(..., "
+    f'backend="{TPU_COMPILE_BACKEND}")` fuses; see {TPU_PALLAS_DOC}'
 )
 
 
@@ -38,6 +44,7 @@ class CudaExtension(CudaOnlyApi):
         f"{CPP_EXTENSION}load": f"builds a CUDA extension from `.cu` sources: {KERNEL_HINT}",
         f"{CPP_EXTENSION}load_inline": f"builds a CUDA extension from CUDA sources: {KERNEL_HINT}",
     }
+    RUNTIME_APIS = {"torch-tpu": {api: message.replace(KERNEL_HINT, TPU_KERNEL_HINT) for api, message in APIS.items()}}
     BEFORE = (
         "from torch.utils.cpp_extension import load\n"
         'ext = load(name="fused", sources=["fused.cpp", "fused_kernel.cu"])\n'
@@ -94,6 +101,13 @@ class TritonKernel(CudaOnlyApi):
         "(`torch_xla.experimental.custom_kernel`), or express it in PyTorch ops XLA fuses itself; "
         f"see {PALLAS_DOC}",
     }
+    RUNTIME_APIS = {
+        "torch-tpu": {
+            "triton.": "is a Triton kernel, which runs only on GPUs: on TPU write it as a Pallas kernel "
+            "(TorchTPU's `torch.tpu.pallas`), or express it in PyTorch ops, which `torch.compile(..., "
+            f'backend="{TPU_COMPILE_BACKEND}")` fuses; see {TPU_PALLAS_DOC}',
+        }
+    }
     BEFORE = "import triton\n@triton.jit\ndef add_kernel(x_ptr, n):\n    pass\nadd_kernel[(1,)](x, 4)\n"
     AFTER = (
         "import triton\n"
@@ -108,5 +122,5 @@ class TritonKernel(CudaOnlyApi):
     def message(self, node: cst.CSTNode, api: str) -> str:
         statement = self.ctx.statements[-1]
         if isinstance(statement, cst.FunctionDef):  # @triton.jit: the kernel is what the message is about
-            return f"`{statement.name.value}` {self.APIS[api]}"
+            return f"`{statement.name.value}` {self.hint(api)}"
         return super().message(node, api)

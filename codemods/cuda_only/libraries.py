@@ -7,13 +7,18 @@ import re
 
 import libcst as cst
 
-from codemods.cuda_only.common import GUIDE, CudaOnlyApi, is_message_call
-from migrate_xla.rule import string_value, words
+from codemods.cuda_only.common import GUIDE, TPU_AMP_GUIDE, TPU_GUIDE, CudaOnlyApi, is_message_call
+from migrate_xla.rule import RUNTIME, string_value, words
 
 APEX_AMP = (
     "is apex mixed precision: use `torch.autocast('xla', dtype=torch.bfloat16)` around the forward "
     "pass; bfloat16 needs no loss scaling, so `amp.initialize` and `amp.scale_loss` go; see "
     "https://docs.pytorch.org/xla/master/perf/amp.html"
+)
+TPU_APEX_AMP = (
+    "is apex mixed precision: use `torch.autocast('tpu', dtype=torch.bfloat16)` around the forward "
+    "pass; bfloat16 needs no loss scaling, so `amp.initialize` and `amp.scale_loss` go; see "
+    f"{TPU_AMP_GUIDE}"
 )
 
 
@@ -50,6 +55,25 @@ class Apex(CudaOnlyApi):
         "with the `xla` process group backend, or `xm.optimizer_step` in `torch_xla.launch`; see "
         "https://docs.pytorch.org/xla/master/perf/ddp.html",
     }
+    RUNTIME_APIS = {
+        "torch-tpu": {
+            "apex.": "is NVIDIA apex, whose fused kernels are CUDA-only: use the PyTorch module or function "
+            f"it fuses; see {TPU_GUIDE}",
+            "apex.amp": TPU_APEX_AMP,
+            "apex.optimizers.": f"is an apex fused CUDA optimizer: use its `torch.optim` counterpart; see {TPU_GUIDE}",
+            "apex.optimizers.FusedAdam": "is apex's fused CUDA Adam: use `torch.optim.AdamW` (FusedAdam's "
+            f"default `adam_w_mode=True`) or `torch.optim.Adam`; see {TPU_GUIDE}",
+            "apex.optimizers.FusedSGD": f"is apex's fused CUDA SGD: use `torch.optim.SGD`; see {TPU_GUIDE}",
+            "apex.optimizers.FusedAdagrad": f"is apex's fused CUDA Adagrad: use `torch.optim.Adagrad`; see {TPU_GUIDE}",
+            "apex.optimizers.FusedLAMB": "is apex's fused CUDA LAMB: PyTorch has no LAMB; use "
+            f"`torch.optim.AdamW` or a LAMB written in PyTorch ops; see {TPU_GUIDE}",
+            "apex.normalization.FusedLayerNorm": "is apex's fused CUDA LayerNorm: use `torch.nn.LayerNorm`; "
+            f"see {TPU_GUIDE}",
+            "apex.normalization.FusedRMSNorm": f"is apex's fused CUDA RMSNorm: use `torch.nn.RMSNorm`; see {TPU_GUIDE}",
+            "apex.parallel.": "is apex's CUDA data parallelism: use `torch.nn.parallel.DistributedDataParallel` "
+            f"with the `{RUNTIME['torch-tpu'].backend}` process group backend; see {TPU_GUIDE}",
+        }
+    }
     BEFORE = "from apex.optimizers import FusedAdam\noptimizer = FusedAdam(model.parameters(), lr=1e-3)\n"
     AFTER = (
         "from apex.optimizers import FusedAdam\n"
@@ -72,6 +96,12 @@ class Cupy(CudaOnlyApi):
     APIS = {
         "cupy.": "is CuPy, whose arrays and kernels live on an NVIDIA GPU: use torch ops on the XLA device, "
         f"or NumPy on the host; see {GUIDE}",
+    }
+    RUNTIME_APIS = {
+        "torch-tpu": {
+            "cupy.": "is CuPy, whose arrays and kernels live on an NVIDIA GPU: use torch ops on the TPU device, "
+            f"or NumPy on the host; see {TPU_GUIDE}",
+        }
     }
     BEFORE = "import cupy as cp\nweights = cp.asarray(host_weights)\n"
     AFTER = (
@@ -100,6 +130,14 @@ class NvmlQuery(CudaOnlyApi):
         "see https://docs.pytorch.org/xla/master/learn/troubleshoot.html"
         for api in ("pynvml.", "py3nvml.", "nvidia_smi.", "GPUtil.")
     }
+    RUNTIME_APIS = {
+        "torch-tpu": {
+            api: "queries NVIDIA GPUs through NVML, which a TPU VM does not have: read the device with "
+            "`torch.tpu.get_device_name()` / `torch.tpu.get_device_properties()` and count devices with "
+            f"`torch.tpu.device_count()` (`torch.tpu` has no memory statistics); see {TPU_GUIDE}"
+            for api in APIS
+        }
+    }
     BEFORE = "import pynvml\npynvml.nvmlInit()\n"
     AFTER = f"import pynvml\n# TODO(xla-migrate): XLA809 `pynvml.nvmlInit` {APIS['pynvml.']}\npynvml.nvmlInit()\n"
 
@@ -113,7 +151,7 @@ class NvmlQuery(CudaOnlyApi):
                 command = command.elements[0].value  # the program of an argument list
             if NVIDIA_SMI.match(string_value(command) or ""):
                 self.flagged[id(self.ctx.statements[-1])] = "nvidia-smi"
-                self.flag(node, f"`nvidia-smi` {self.APIS['pynvml.']}")
+                self.flag(node, f"`nvidia-smi` {self.hint('pynvml.')}")
                 return
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.cuda_only.common import GUIDE, CudaOnlyApi
-from migrate_xla.rule import EQUAL, SAFE, TORCH_XLA, call_arg, code_of, snippet, string_value, words
+from codemods.cuda_only.common import GUIDE, TPU_AMP_GUIDE, TPU_GUIDE, CudaOnlyApi
+from migrate_xla.rule import EQUAL, SAFE, call_arg, code_of, snippet, string_value, words
 
 AMP_GUIDE = "https://docs.pytorch.org/xla/master/perf/amp.html"
 SDPA = "`torch.nn.functional.scaled_dot_product_attention`"
@@ -56,6 +56,11 @@ class LibraryCudaHelper(CudaOnlyApi):
     GradScaler from it; and the CUDA kernel libraries ``bitsandbytes`` (8-bit optimizers),
     ``xformers`` and ``flash_attn`` (attention kernels) and ``deepspeed``. Apex itself is
     XLA807's.
+
+    Under ``--runtime torch-tpu`` the loader gets ``device=torch.device("tpu")`` (the run's
+    device), and the messages name TorchTPU's counterparts: ``torch.autocast('tpu',
+    dtype=torch.bfloat16)``, the ``"bf16"`` options, PyTorch's own FSDP; Lightning's
+    ``accelerator="tpu"`` runs on PyTorch/XLA, not TorchTPU, so the message says so.
     """
 
     CODE = "XLA811"
@@ -97,6 +102,23 @@ class LibraryCudaHelper(CudaOnlyApi):
         "(`torch_xla.distributed.fsdp.XlaFullyShardedDataParallel`) or SPMD (`xla-migrate --target spmd`); "
         "see https://docs.pytorch.org/xla/master/perf/fsdp.html",
     }
+    RUNTIME_APIS = {
+        "torch-tpu": {
+            "timm.utils.ApexScaler": "is timm's apex loss scaler: `apex.amp` does not exist on TPU, and bfloat16 "
+            "needs no loss scaling: use no scaler (`loss_scaler = None`, with `torch.autocast('tpu', "
+            f"dtype=torch.bfloat16)`); XLA407 converts its calls; see {TPU_AMP_GUIDE}",
+            "timm.utils.cuda.ApexScaler": "is timm's apex loss scaler: `apex.amp` does not exist on TPU, and "
+            "bfloat16 needs no loss scaling: use no scaler (`loss_scaler = None`, with `torch.autocast('tpu', "
+            f"dtype=torch.bfloat16)`); XLA407 converts its calls; see {TPU_AMP_GUIDE}",
+            "bitsandbytes.": "is bitsandbytes, whose 8-bit optimizers and quantized layers are CUDA kernels: use "
+            f"`torch.optim.AdamW` / `torch.nn.Linear` (bfloat16 keeps the memory low); see {TPU_GUIDE}",
+            "xformers.": f"is xformers, whose attention kernels are CUDA-only: use {SDPA}; see {TPU_GUIDE}",
+            "flash_attn.": f"is flash-attention, a CUDA kernel: use {SDPA} (or TorchTPU's "
+            f"`torch.tpu.ops.splash_sdpa`); see {TPU_GUIDE}",
+            "deepspeed.": "is DeepSpeed, whose engine and fused kernels are CUDA-only: shard with PyTorch's FSDP "
+            f"(`torch.distributed.fsdp.fully_shard`); see {TPU_GUIDE}",
+        }
+    }
     BEFORE = (
         "from timm.data import create_loader\n"
         "loader = create_loader(dataset, input_size=(3, 224, 224), batch_size=64, use_prefetcher=True)\n"
@@ -125,7 +147,8 @@ class LibraryCudaHelper(CudaOnlyApi):
         prefetch = call_arg(original, None, "use_prefetcher")
         if what == "create_loader" and prefetch is not None and code_of(prefetch.value) == "False":
             return updated  # no prefetcher: the batches stay on the host
-        device = cst.Arg(cst.parse_expression("torch_xla.device()"), keyword=cst.Name("device"), equal=EQUAL)
+        api = self.ctx.api
+        device = cst.Arg(cst.parse_expression(api.device), keyword=cst.Name("device"), equal=EQUAL)
         args = list(updated.args)
         if args and isinstance(args[-1].comma, cst.Comma):  # a trailing comma: the new argument takes it
             device = device.with_changes(comma=args[-1].comma)
@@ -135,23 +158,27 @@ class LibraryCudaHelper(CudaOnlyApi):
             original,
             updated,
             updated.with_changes(args=[*args, device]),
-            f"`{snippet(original)}`: `device=torch_xla.device()` added: timm's {what} copies each batch to "
-            "`device`, CUDA unless it is given (on a CUDA stream); on the XLA device it copies without streams "
-            "(timm 0.9 and later take `device`; with an older timm, which has no `device` and calls `.cuda()`, pass "
-            f"`use_prefetcher=False` and move the batches to the device in the loop instead); see {GUIDE}",
-            imports=[TORCH_XLA],
+            f"`{snippet(original)}`: `device={api.device}` added: timm's {what} copies each batch to "
+            f"`device`, CUDA unless it is given (on a CUDA stream); on the {api.device_type.upper()} device it "
+            "copies without streams (timm 0.9 and later take `device`; with an older timm, which has no `device` "
+            "and calls `.cuda()`, pass `use_prefetcher=False` and move the batches to the device in the loop "
+            f"instead); see {GUIDE if api.lazy else TPU_GUIDE}",
+            imports=list(api.imports),
         )
 
     def _flag_option(self, call: cst.Call, keyword: str, half: tuple[str, ...], instead: str, what: str) -> None:
         arg = call_arg(call, None, keyword)
         if arg is not None and (code_of(arg.value) in half or string_value(arg.value) in half):
+            tpu = self.ctx.runtime != "torch-xla"
             self.flag(
                 call,
-                f"`{keyword}={code_of(arg.value)}` makes {what} autocast in float16 with a CUDA GradScaler: on XLA "
-                f"use {instead}, which needs no loss scaling; see {AMP_GUIDE}",
+                f"`{keyword}={code_of(arg.value)}` makes {what} autocast in float16 with a CUDA GradScaler: on "
+                f"{'TPU' if tpu else 'XLA'} use {instead}, which needs no loss scaling; "
+                f"see {TPU_AMP_GUIDE if tpu else AMP_GUIDE}",
             )
 
     def _flag_lightning(self, call: cst.Call) -> None:
+        xla = self.ctx.runtime == "torch-xla"
         problems = []
         precision = call_arg(call, None, "precision")
         if precision is not None and (
@@ -161,15 +188,23 @@ class LibraryCudaHelper(CudaOnlyApi):
                 f'`precision={code_of(precision.value)}` (float16 with a CUDA GradScaler) -> `"bf16-mixed"`'
             )
         accelerator = call_arg(call, None, "accelerator")
-        if accelerator is not None and string_value(accelerator.value) in ("gpu", "cuda"):
-            problems.append(f'`accelerator={code_of(accelerator.value)}` -> `accelerator="tpu"`')
         gpus = call_arg(call, None, "gpus")
+        # Lightning's accelerator="tpu" is PyTorch/XLA's: a TorchTPU run has no Lightning accelerator to name
+        if accelerator is not None and string_value(accelerator.value) in ("gpu", "cuda"):
+            problems.append(f"`accelerator={code_of(accelerator.value)}`" + (' -> `accelerator="tpu"`' if xla else ""))
         if gpus is not None:
-            problems.append(f'`gpus={code_of(gpus.value)}` -> `accelerator="tpu", devices=...`')
-        if problems:
-            self.flag(
-                call,
-                f"Lightning's Trainer is set up for CUDA GPUs: {'; '.join(problems)}; Lightning runs on XLA "
-                "devices itself, so let it place the model and data; see "
-                "https://lightning.ai/docs/pytorch/stable/accelerators/tpu.html",
+            problems.append(f"`gpus={code_of(gpus.value)}`" + (' -> `accelerator="tpu", devices=...`' if xla else ""))
+        if not problems:
+            return
+        if xla:
+            advice = "Lightning runs on XLA devices itself, so let it place the model and data"
+        else:
+            advice = (
+                "Lightning's TPU accelerator runs on PyTorch/XLA, not TorchTPU: migrate this script with "
+                f"`--runtime torch-xla`, or train without the Trainer on `{self.ctx.api.device}`"
             )
+        self.flag(
+            call,
+            f"Lightning's Trainer is set up for CUDA GPUs: {'; '.join(problems)}; {advice}; see "
+            "https://lightning.ai/docs/pytorch/stable/accelerators/tpu.html",
+        )

@@ -1,5 +1,5 @@
 """XLA804: NVTX ranges become ``torch_xla.debug.profiler`` traces; the rest of NVTX is
-flagged (the migration guide's "Debugging and Profiling")."""
+flagged (the migration guide's "Debugging and Profiling"); under TorchTPU all of it is flagged."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from codemods.cuda_only.common import PROFILING_DOC, CudaOnlyApi
+from codemods.cuda_only.common import PROFILING_DOC, TPU_PROFILING_DOC, CudaOnlyApi
 from migrate_xla.rule import CUDA_WORD, SAFE, Import, drop_removed_lines, find, names_trigger, snippet
 
 PROFILER = Import("torch_xla.debug.profiler", asname="xp")
@@ -62,6 +62,11 @@ class NvtxRange(CudaOnlyApi):
     ``optimizer.step()`` in it would get its ``torch_xla.sync()`` from XLA201. Other
     ranges are flagged, saying so. A helper with another name that syncs inside the
     range is not seen; torch_xla then stops at the first step with that message.
+
+    Under ``--runtime torch-tpu`` every NVTX and CUDA profiler reference is flagged: TorchTPU's
+    profiler module (``torch.tpu.profiler``) has no range API of its own, so the message names
+    PyTorch's ``torch.profiler.record_function(name)``, which labels a region on any device, and
+    ``torch.profiler.profile`` for the capture.
     """
 
     CODE = "XLA804"
@@ -78,6 +83,17 @@ class NvtxRange(CudaOnlyApi):
         "torch.autograd.profiler.emit_nvtx": "emits NVTX ranges for the CUDA profiler, which does not see "
         "XLA work: capture with `xp.start_trace(log_dir)` / `xp.stop_trace()` (`import "
         f"torch_xla.debug.profiler as xp`); see {PROFILING_DOC}",
+    }
+    RUNTIME_APIS = {
+        "torch-tpu": {
+            "torch.cuda.nvtx.": "is an NVTX marker, which TorchTPU's profiler does not read: label the region "
+            "with `with torch.profiler.record_function(name):` (pushing and popping in one block), or remove "
+            f"it; see {TPU_PROFILING_DOC}",
+            "torch.cuda.profiler.": "drives the CUDA profiler (nsys, nvprof), which does not see TPU work: "
+            f"capture with `torch.profiler.profile(...)`, or remove it; see {TPU_PROFILING_DOC}",
+            "torch.autograd.profiler.emit_nvtx": "emits NVTX ranges for the CUDA profiler, which does not see "
+            f"TPU work: capture with `torch.profiler.profile(...)`, or remove it; see {TPU_PROFILING_DOC}",
+        }
     }
     # It converts only torch.cuda.nvtx names and flags only names under APIS, each of
     # which spells nvtx or cuda as well
@@ -107,7 +123,10 @@ class NvtxRange(CudaOnlyApi):
 
     # -- which references are converted ---------------------------------------------
     def profiler(self) -> str | None:
-        """The local name of torch_xla.debug.profiler, or None when ``xp`` means something else."""
+        """The local name of torch_xla.debug.profiler, or None when ``xp`` means something else
+        or the run is not for PyTorch/XLA (nothing is converted then)."""
+        if self.ctx.runtime != "torch-xla":
+            return None
         bound = self.ctx.binds(PROFILER.module)
         if bound is not None:
             return bound

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.cuda_only.common import GUIDE, is_message_call
+from codemods.cuda_only.common import (
+    GUIDE,
+    TPU_AMP_GUIDE,
+    TPU_COMPILE_BACKEND,
+    TPU_COMPILE_DOC,
+    TPU_GUIDE,
+    TPU_PROFILING_DOC,
+    is_message_call,
+)
 from codemods.shared.device_values import KEPT_CUDA_CHECKS, is_cuda_literal
 from migrate_xla.rule import CUDA_REFERENCE_LEFT, TRIVIA, Rule, children, snippet, subclasses
 
@@ -61,6 +69,45 @@ STRING_HINT = (
 )
 DEFAULT_HINT = f"has no automatic XLA rewrite; see {GUIDE}"
 
+# Under --runtime torch-tpu: what to do instead, by the CUDA API, before the test for a
+# torch.tpu counterpart (``ctx.api.mirror``); streams and events have one (XLA801, XLA802)
+TPU_HINTS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (
+        ("torch.cuda.amp.",),
+        "is CUDA mixed precision: use `torch.autocast('tpu', dtype=torch.bfloat16)`, "
+        f"which needs no GradScaler; see {TPU_AMP_GUIDE}",
+    ),
+    (
+        ("torch.cuda.CUDAGraph", "torch.cuda.graph", "torch.cuda.make_graphed_callables", "torch.cuda.graphs."),
+        "captures a CUDA graph, which TorchTPU does not have: call the model directly, or compile it with "
+        f'`torch.compile(model, backend="{TPU_COMPILE_BACKEND}")`; see {TPU_COMPILE_DOC}',
+    ),
+    (
+        ("torch.cuda.nvtx.",),
+        "is an NVTX range: label the region with `torch.profiler.record_function(name)`, or remove it; "
+        f"see {TPU_PROFILING_DOC}",
+    ),
+    (
+        ("torch.backends.cudnn.", "torch.backends.cuda."),
+        f"is a cuDNN / CUDA library setting TorchTPU does not use: remove it; see {TPU_GUIDE}",
+    ),
+)
+TPU_STRING_HINT = (
+    'names a CUDA device: on TorchTPU use `{device}` (or `"{device_type}"`), and load checkpoints '
+    f'with `map_location="cpu"`; see {TPU_GUIDE}'
+)
+TPU_TENSOR_TYPE_HINT = (
+    "is a legacy CUDA tensor type: create the tensor with its dtype (`torch.tensor(..., "
+    f"dtype=...)`) and move it with `.to({{device}})`; see {TPU_GUIDE}"
+)
+TPU_MIRROR_HINT = "has a TorchTPU counterpart: use `{mirror}`; see " + TPU_GUIDE
+TPU_UNMIRRORED_HINT = (
+    "is not in `torch.tpu`, which mirrors only part of `torch.cuda` (no memory statistics, no CUDA "
+    f"graphs): remove it or find its TorchTPU equivalent; see {TPU_GUIDE}"
+)
+TPU_MOVE_HINT = "moves to a CUDA device: on TorchTPU use `.to({device})`; see " + TPU_GUIDE
+TPU_DEFAULT_HINT = f"has no automatic TorchTPU rewrite; see {TPU_GUIDE}"
+
 _MESSAGE_PARTS = (cst.Arg, cst.IfExp, cst.BinaryOperation, cst.ConcatenatedString, cst.Tuple, cst.Element)
 
 
@@ -81,7 +128,9 @@ class CudaReferenceLeft(Rule):
     well-known CUDA-only APIs (streams, events, CUDA graphs, NVTX, ``torch.cuda.amp``,
     legacy ``torch.cuda.FloatTensor`` types). Imports are not flagged: they are removed
     when the code no longer uses them. Strings passed to ``print`` or a logging call
-    are messages, not devices, and are not flagged either.
+    are messages, not devices, and are not flagged either. Under ``--runtime torch-tpu`` the
+    comment names TorchTPU's counterpart: ``torch.tpu.X`` for a ``torch.cuda.X`` that
+    ``torch.tpu`` has, and says so for one it has not (memory statistics, CUDA graphs).
     """
 
     CODE = CUDA_REFERENCE_LEFT
@@ -144,6 +193,8 @@ class CudaReferenceLeft(Rule):
         return updated
 
     def _hint(self, node: cst.CSTNode) -> str:
+        if self.ctx.runtime != "torch-xla":
+            return self._runtime_hint(node)
         if isinstance(node, (cst.SimpleString, cst.FormattedString)):
             return STRING_HINT
         name = self.qualname(node) or ""
@@ -153,6 +204,25 @@ class CudaReferenceLeft(Rule):
         if name.startswith("torch.cuda.") and name.endswith("Tensor"):
             return TENSOR_TYPE_HINT
         return DEFAULT_HINT
+
+    def _runtime_hint(self, node: cst.CSTNode) -> str:
+        """``_hint`` under TorchTPU: the spellings of ``ctx.api``, and ``torch.tpu.X`` for a
+        ``torch.cuda.X`` that ``torch.tpu`` has (any other is not in its table)."""
+        api = self.ctx.api
+        if isinstance(node, (cst.SimpleString, cst.FormattedString)):
+            return TPU_STRING_HINT.format(device=api.device, device_type=api.device_type)
+        if isinstance(node, cst.Call):  # x.cuda()
+            return TPU_MOVE_HINT.format(device=api.device)
+        name = self.qualname(node) or ""
+        for apis, hint in TPU_HINTS:
+            if any(name == api or name.startswith(api if api.endswith(".") else f"{api}.") for api in apis):
+                return hint
+        if name.startswith("torch.cuda.") and name.endswith("Tensor"):
+            return TPU_TENSOR_TYPE_HINT.format(device=api.device)
+        if name.startswith("torch.cuda."):
+            mirror = api.mirror(name) if name.count(".") == 2 else None
+            return TPU_MIRROR_HINT.format(mirror=mirror) if mirror else TPU_UNMIRRORED_HINT
+        return TPU_DEFAULT_HINT
 
     def _find(self, node: cst.CSTNode, message: bool = False) -> cst.CSTNode | None:
         """The first CUDA reference in ``node``, not looking into nested statements.

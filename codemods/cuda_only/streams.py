@@ -1,13 +1,33 @@
 """XLA801-XLA803: CUDA streams, events and graphs are flagged (the migration guide's
-"Unsupported Operations", "Debugging and Profiling", "Understanding Lazy Execution")."""
+"Unsupported Operations", "Debugging and Profiling", "Understanding Lazy Execution");
+under TorchTPU, whose ``torch.tpu`` has streams and events, those are converted."""
 
 from __future__ import annotations
 
-from codemods.cuda_only.common import GUIDE, PROFILING_DOC, CudaOnlyApi
+from codemods.cuda_only.common import (
+    GUIDE,
+    PROFILING_DOC,
+    TPU_COMPILE_BACKEND,
+    TPU_COMPILE_DOC,
+    TPU_GUIDE,
+    CudaOnlyApi,
+    Mirrored,
+)
 from migrate_xla.rule import CUDA_WORD, names_trigger
 
+STREAM_APIS = (
+    "torch.cuda.Stream",
+    "torch.cuda.stream",
+    "torch.cuda.current_stream",
+    "torch.cuda.default_stream",
+    "torch.cuda.set_stream",
+    "torch.cuda.StreamContext",
+    "torch.cuda.ExternalStream",
+    "torch.cuda.streams.",
+)
 
-class CudaStream(CudaOnlyApi):
+
+class CudaStream(Mirrored):
     """CUDA streams are flagged: XLA has no user-visible streams.
 
     Guide, "Unsupported Operations": a ``torch.cuda.Stream``, ``with
@@ -15,6 +35,12 @@ class CudaStream(CudaOnlyApi):
     work on an NVIDIA GPU; XLA orders the work of a step itself, so the stream code
     goes and what ran on the side stream runs in order. Names bound to a stream are
     flagged where used (``s.synchronize()``).
+
+    Under ``--runtime torch-tpu`` they are converted: TorchTPU's ``torch.tpu`` mirrors
+    ``torch.cuda``'s streams (``Stream``, ``stream``, ``current_stream``,
+    ``default_stream``, ``set_stream``), so ``torch.cuda.Stream()`` becomes
+    ``torch.tpu.Stream()`` and so on; what ``torch.tpu`` lacks (``StreamContext``,
+    ``ExternalStream``) is flagged.
     """
 
     CODE = "XLA801"
@@ -24,17 +50,17 @@ class CudaStream(CudaOnlyApi):
     APIS = {
         api: "is a CUDA stream: XLA has no user streams and orders device work itself; remove it "
         f"and run the code it wrapped in order; see {GUIDE}"
-        for api in (
-            "torch.cuda.Stream",
-            "torch.cuda.stream",
-            "torch.cuda.current_stream",
-            "torch.cuda.default_stream",
-            "torch.cuda.set_stream",
-            "torch.cuda.StreamContext",
-            "torch.cuda.ExternalStream",
-            "torch.cuda.streams.",
-        )
+        for api in STREAM_APIS
     }
+    RUNTIME_APIS = {
+        "torch-tpu": {
+            api: "is a CUDA stream API that `torch.tpu` does not mirror: use `torch.tpu.Stream`, "
+            "`torch.tpu.stream(s)` and `torch.tpu.current_stream()`, or remove it and run the code it "
+            f"wrapped in order; see {TPU_GUIDE}"
+            for api in STREAM_APIS
+        }
+    }
+    MIRRORED = "TorchTPU's `torch.tpu` has the streams `torch.cuda` has, and orders work on the TPU with them"
     # A finding needs a name under one of APIS (a tracked name was first one of them)
     TRIGGERS = (names_trigger(*APIS),)
     REQUIRES = (CUDA_WORD,)
@@ -47,13 +73,18 @@ class CudaStream(CudaOnlyApi):
     )
 
 
-class CudaEvent(CudaOnlyApi):
+class CudaEvent(Mirrored):
     """CUDA events are flagged: they time nothing on XLA.
 
     Guide, "Debugging and Profiling": GPU timing tools do not see XLA work, and XLA runs
     a step lazily, when ``torch_xla.sync()`` comes, so ``start.record()`` /
     ``end.elapsed_time(start)`` would measure tracing, not the device. Names bound to an
     event are flagged where used.
+
+    Under ``--runtime torch-tpu`` they are converted: TorchTPU runs eagerly and its
+    ``torch.tpu`` mirrors ``torch.cuda.Event``, so ``torch.cuda.Event(enable_timing=True)``
+    becomes ``torch.tpu.Event(enable_timing=True)`` and its ``record()`` /
+    ``elapsed_time()`` calls stay.
     """
 
     CODE = "XLA802"
@@ -66,6 +97,15 @@ class CudaEvent(CudaOnlyApi):
         f"`torch_xla.debug.profiler`; see {PROFILING_DOC}"
         for api in ("torch.cuda.Event", "torch.cuda.streams.Event")
     }
+    RUNTIME_APIS = {
+        "torch-tpu": {
+            api: "is a CUDA event API that `torch.tpu` does not mirror: time with `torch.tpu.Event("
+            "enable_timing=True)`, its `record()` and `elapsed_time()`, or with `torch.tpu.synchronize()` "
+            f"then `time.perf_counter()`; see {TPU_GUIDE}"
+            for api in APIS
+        }
+    }
+    MIRRORED = "TorchTPU runs eagerly and its `torch.tpu` has the events `torch.cuda` has, which record TPU work"
     TRIGGERS = (names_trigger(*APIS),)  # as XLA801's
     REQUIRES = (CUDA_WORD,)
     BEFORE = "start = torch.cuda.Event(enable_timing=True)\nstart.record()\n"
@@ -84,7 +124,9 @@ class CudaGraph(CudaOnlyApi):
     ``torch.cuda.graph`` / ``make_graphed_callables`` buy on a GPU (one launch for a
     whole step) is how XLA always runs. The capture, its static input buffers and
     ``graph.replay()`` go; call the model directly. Names bound to a graph are flagged
-    where used (``g.replay()``).
+    where used (``g.replay()``). Under ``--runtime torch-tpu`` too (``torch.tpu`` has no
+    graphs): the message names ``torch.compile(..., backend="tpu")``, which compiles a
+    whole step.
     """
 
     CODE = "XLA803"
@@ -100,6 +142,14 @@ class CudaGraph(CudaOnlyApi):
             "torch.cuda.graphs.",
             "torch.cuda.make_graphed_callables",
         )
+    }
+    RUNTIME_APIS = {
+        "torch-tpu": {
+            api: "captures a CUDA graph, which TorchTPU does not have: drop the capture, its static buffers "
+            f'and `replay()` and call the model directly, or compile it with `torch.compile(model, backend="'
+            f'{TPU_COMPILE_BACKEND}")`, which runs a whole step as one graph; see {TPU_COMPILE_DOC}'
+            for api in APIS
+        }
     }
     TRIGGERS = (names_trigger(*APIS),)  # as XLA801's
     REQUIRES = (CUDA_WORD,)
