@@ -4,6 +4,11 @@ Follows the migration guide's "Device Handling" section: ``torch.device("cuda:0"
 becomes the XLA device (``torch_xla.device()``, or the string ``"xla"`` where the
 code keeps device names as strings), and the ``torch.cuda`` runtime calls become
 their torch_xla meaning, or go away where they mean nothing on XLA.
+
+Under ``--runtime torch-tpu`` the device is TorchTPU's: ``torch.device("tpu")``, the
+string ``"tpu"``, ``.to("tpu")``, ``t.is_tpu``; the ``torch.cuda`` calls that
+``torch.tpu`` mirrors become ``torch.tpu`` calls (``torch.accelerator`` stays: TorchTPU is
+its accelerator), and a ``map_location`` that named CUDA restores onto ``"tpu"``.
 """
 
 # This docstring is the family's section of docs/rules.md (python -m migrate_xla.docs).

@@ -1,6 +1,7 @@
 """XLA101-XLA103: the CUDA device, however it is spelled, becomes the XLA device (the
-migration guide's "Device Handling"): ``torch.device("cuda...")`` (XLA101), a device name
-kept as a string (XLA102), ``.cuda()`` (XLA103)."""
+migration guide's "Device Handling"), or TorchTPU's ``tpu`` device under ``--runtime
+torch-tpu``: ``torch.device("cuda...")`` (XLA101), a device name kept as a string
+(XLA102), ``.cuda()`` (XLA103)."""
 
 from __future__ import annotations
 
@@ -10,16 +11,17 @@ from codemods.shared.device_values import (
     AMP_DEVICE_CALLS,
     AVAILABILITY_TEST,
     CUDA_STRING,
-    XLA_DEVICE,
     cuda_choice,
+    device_string,
     is_cuda_literal,
     is_cuda_value,
     is_other_device,
+    moved_to,
     names_device,
+    string_imports,
     target_name,
-    xla_string,
 )
-from migrate_xla.rule import EQUAL, SAFE, TORCH_XLA, Rule, call_arg, code_of, parse_expr, string_value, words
+from migrate_xla.rule import EQUAL, SAFE, Rule, call_arg, code_of, parse_expr, string_value, words
 
 
 def picks_by_availability(choice: cst.CSTNode) -> bool:
@@ -51,6 +53,11 @@ class CudaDevice(Rule):
     anything else (the user's own flag, ``args.cuda``, ``use_cuda = not args.no_cuda and
     ...``) keeps its condition and its CPU branch: ``torch.device("xla" if args.cuda else
     "cpu")``, so a run the user sends to the CPU still runs there.
+
+    Under ``--runtime torch-tpu`` the device is TorchTPU's, ``torch.device("tpu")`` (and
+    ``torch.device("tpu" if args.cuda else "cpu")``): ``"tpu"`` names the process's current
+    TPU as ``"cuda"`` named its current GPU (``torch.tpu.set_device``, which XLA105 makes of
+    ``torch.cuda.set_device``, picks it).
     """
 
     CODE = "XLA101"
@@ -79,7 +86,9 @@ class CudaDevice(Rule):
             self.ctx.forget_fixes_inside(choice.body if cuda_first else choice.orelse)
             index = next(i for i, a in enumerate(original.args) if a is kind)
             new_choice = with_xla_branch(
-                updated.args[index].value, cuda_first, xla_string(choice.body if cuda_first else choice.orelse)
+                updated.args[index].value,
+                cuda_first,
+                device_string(choice.body if cuda_first else choice.orelse, self.ctx.api.device_type),
             )
             arg = updated.args[index].with_changes(value=new_choice, comma=cst.MaybeSentinel.DEFAULT)
             replacement = updated.with_changes(args=[arg])  # an index means nothing on the CPU or XLA
@@ -88,19 +97,21 @@ class CudaDevice(Rule):
                 updated,
                 replacement,
                 f"`{code_of(original)}` -> `{code_of(replacement)}`{choice_note(choice)}",
-                imports=[TORCH_XLA],
+                imports=string_imports(self.ctx.api),
             )
         return self._xla_device(original, updated)
 
     def _xla_device(self, original: cst.CSTNode, updated: cst.CSTNode):
-        """The whole expression becomes ``torch_xla.device()`` (no fix inside it stays)."""
+        """The whole expression becomes the run's device, ``torch_xla.device()`` or
+        ``torch.device("tpu")`` (no fix inside it stays)."""
         self.ctx.forget_fixes_inside(original)
+        device = self.ctx.api.device
         return self.replace(
             original,
             updated,
-            parse_expr(XLA_DEVICE),
-            f"`{code_of(original)}` -> `{XLA_DEVICE}`",
-            imports=[TORCH_XLA],
+            parse_expr(device),
+            f"`{code_of(original)}` -> `{device}`",
+            imports=self.ctx.api.imports,
         )
 
     def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp):
@@ -131,6 +142,9 @@ class CudaDeviceString(Rule):
     the XLA backend is registered before the string is used. The device of ``autocast``
     and ``GradScaler`` is left to the mixed-precision rules (XLA4xx), which change its
     float16 to bfloat16 with it.
+
+    Under ``--runtime torch-tpu`` the name is ``"tpu"``, TorchTPU's device; nothing is
+    imported for it: torch loads torch_tpu, which names the device, by itself.
     """
 
     CODE = "XLA102"
@@ -142,23 +156,24 @@ class CudaDeviceString(Rule):
     AFTER = 'parser.add_argument("--device", default="xla")\nx = x.to("xla")\n'
 
     def _to_xla(self, original: cst.CSTNode, updated: cst.BaseExpression, where: str):
+        device_type = self.ctx.api.device_type
         if isinstance(original, cst.IfExp) and not picks_by_availability(original):
             # "cuda" if args.cuda else "cpu": the user's choice stays, the CUDA name changes
             cuda_first = is_cuda_literal(original.body)
             cuda = original.body if cuda_first else original.orelse
             self.ctx.forget_fixes_inside(cuda)
-            replacement = with_xla_branch(updated, cuda_first, xla_string(cuda))
+            replacement = with_xla_branch(updated, cuda_first, device_string(cuda, device_type))
             shown = code_of(replacement)
         else:
             self.ctx.forget_fixes_inside(original)  # a dropped availability test or formatted index
-            replacement = xla_string(original if not isinstance(original, cst.IfExp) else original.body)
-            shown = '"xla"'
+            replacement = device_string(original if not isinstance(original, cst.IfExp) else original.body, device_type)
+            shown = f'"{device_type}"'
         return self.replace(
             original,
             updated,
             replacement,
             f"device `{code_of(original)}` {where} -> `{shown}`{choice_note(original)}",
-            imports=[TORCH_XLA],
+            imports=string_imports(self.ctx.api),
         )
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
@@ -225,6 +240,11 @@ class CudaMethod(Rule):
     ``Module.cuda``, and the diagnostic says it guessed. A device index is dropped
     (each XLA process owns one device); ``non_blocking`` (keyword or second
     positional argument) and ``memory_format=`` are kept: ``Tensor.to`` takes them too.
+
+    Under ``--runtime torch-tpu`` it becomes ``.to("tpu")``, TorchTPU's device by name, with
+    the same arguments kept, rather than the ``.tpu()`` torch generates for the device:
+    ``Tensor.tpu`` takes no ``memory_format=``, and ``.to("tpu")`` is what XLA102 makes of
+    ``.to("cuda")``, so a file moves its values one way.
     """
 
     CODE = "XLA103"
@@ -245,13 +265,14 @@ class CudaMethod(Rule):
         blocking = call_arg(updated, 1, None)  # Tensor.cuda(device, non_blocking)
         if blocking is not None:
             kept.insert(0, blocking.with_changes(keyword=cst.Name("non_blocking"), equal=EQUAL))
-        args = [cst.Arg(parse_expr(XLA_DEVICE)), *kept]
+        device, imports = moved_to(self.ctx.api)  # torch_xla.device(); "tpu"
+        args = [cst.Arg(parse_expr(device)), *kept]
         args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args]
         replacement = updated.with_changes(func=func.with_changes(attr=cst.Name("to")), args=args)
         return self.replace(
             original,
             updated,
             replacement,
-            f"`.cuda()` -> `.to({XLA_DEVICE})` (matched by shape: assumed to be a tensor or module)",
-            imports=[TORCH_XLA],
+            f"`.cuda()` -> `.to({device})` (matched by shape: assumed to be a tensor or module)",
+            imports=imports,
         )

@@ -1,5 +1,6 @@
 """XLA104: checks for CUDA tensors and devices (``x.is_cuda``, ``device.type == "cuda"``)
-check for XLA, unless they guard a GPU-only feature (then they stay, and XLA899 leaves them)."""
+check for XLA (for the TPU under ``--runtime torch-tpu``), unless they guard a GPU-only
+feature (then they stay, and XLA899 leaves them)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,14 @@ import re
 
 import libcst as cst
 
-from codemods.shared.device_values import CUDA_STRING, KEPT_CUDA_CHECKS, is_cuda_literal, target_name, xla_string
+from codemods.shared.device_values import (
+    CUDA_STRING,
+    KEPT_CUDA_CHECKS,
+    ON_RUNTIME,
+    device_string,
+    is_cuda_literal,
+    target_name,
+)
 from migrate_xla.rule import SAFE, FileContext, Rule, children, code_of, string_value
 
 # What a CUDA check may guard that XLA does not have, as a branch spells it: fused /
@@ -22,6 +30,23 @@ GPU_ONLY_FEATURE = re.compile(
 GPU_ONLY_NAME = re.compile(
     r"fused|capturable|(^|_)pin(_|$)|pin_memory|data_?parallel|cudnn|cuda_?graph|scaler|stream", re.I
 )
+# TorchTPU has streams and events (torch.tpu.Stream, torch.tpu.stream; the cuda_only rules
+# move CUDA's there): under torch-tpu a check guarding one is a check for the TPU
+TPU_GPU_ONLY_FEATURE = re.compile(
+    r"\b(fused|capturable|data_parallel|DataParallel|CUDAGraph|make_graphed_callables|graph_pool_handle)\b"
+    r"|\bcuda\.graph\b"
+)
+TPU_GPU_ONLY_NAME = re.compile(
+    r"fused|capturable|(^|_)pin(_|$)|pin_memory|data_?parallel|cudnn|cuda_?graph|scaler", re.I
+)
+GPU_ONLY = {"torch-xla": (GPU_ONLY_FEATURE, GPU_ONLY_NAME), "torch-tpu": (TPU_GPU_ONLY_FEATURE, TPU_GPU_ONLY_NAME)}
+
+
+def gpu_only_feature(runtime: str) -> re.Pattern:
+    """What a CUDA check may guard that the runtime (``ctx.runtime``) does not have, as a branch spells it."""
+    return GPU_ONLY[runtime][0]
+
+
 GPU_ONLY_KEYWORDS = frozenset({"fused", "capturable", "pin_memory"})
 GRAD_SCALERS = frozenset(
     {
@@ -52,6 +77,11 @@ class CudaDeviceCheck(Rule):
     (``use_fused``, ``pin_memory``), or the ``fused=`` / ``capturable=`` /
     ``pin_memory=`` argument it is passed as. A branch that only pins memory or sets cuDNN
     flags becomes an XLA branch: XLA301 and XLA107 take those out of it.
+
+    Under ``--runtime torch-tpu`` the checks become TorchTPU's: ``t.is_tpu`` (torch
+    generates it for the renamed device) and ``device.type == "tpu"``. TorchTPU has streams
+    and events (``torch.tpu.Stream``), so a check that guards a stream is a TPU check too;
+    the other GPU-only features keep their CUDA check.
     """
 
     CODE = "XLA104"
@@ -72,6 +102,7 @@ class CudaDeviceCheck(Rule):
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.kept: dict[int, str] = ctx.shared.setdefault(KEPT_CUDA_CHECKS, {})  # check id -> what it guards
+        self.features, self.feature_names = GPU_ONLY[ctx.runtime]
 
     def _is_check(self, node: cst.CSTNode) -> bool:
         if isinstance(node, cst.Attribute):
@@ -97,7 +128,7 @@ class CudaDeviceCheck(Rule):
     def _keep_if_guarding(self, condition: cst.CSTNode, when_true, when_false) -> None:
         for check, holds in self._checks(condition):
             branch = when_true if holds else when_false
-            found = GPU_ONLY_FEATURE.search(code_of(branch)) if branch is not None else None
+            found = self.features.search(code_of(branch)) if branch is not None else None
             if found:
                 self.kept[id(check)] = f"`{found.group(0)}`"
 
@@ -113,13 +144,13 @@ class CudaDeviceCheck(Rule):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         names = [target_name(t.target) for t in node.targets]
-        found = [n for n in names if GPU_ONLY_NAME.search(n)]
+        found = [n for n in names if self.feature_names.search(n)]
         if found:
             self._keep_all(node.value, f"`{found[0]}`")
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         name = target_name(node.target)
-        if node.value is not None and GPU_ONLY_NAME.search(name):
+        if node.value is not None and self.feature_names.search(name):
             self._keep_all(node.value, f"`{name}`")
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -136,7 +167,8 @@ class CudaDeviceCheck(Rule):
         self.kept[id(updated)] = what
         self.note(
             original,
-            f"`{code_of(original)}` guards {what}, which only CUDA has: left as a CUDA check, so it stays off on XLA",
+            f"`{code_of(original)}` guards {what}, which only CUDA has: left as a CUDA check, "
+            f"so it stays off on {ON_RUNTIME[self.ctx.runtime]}",
         )
         return True
 
@@ -145,22 +177,24 @@ class CudaDeviceCheck(Rule):
             return updated
         if self._left_for_cuda(original, updated):
             return updated
+        check = f"is_{self.ctx.api.device_type}"  # Tensor.is_xla; Tensor.is_tpu, generated for TorchTPU's device
         return self.replace(
             original,
             updated,
-            updated.with_changes(attr=cst.Name("is_xla")),
-            "`.is_cuda` -> `.is_xla`",
+            updated.with_changes(attr=cst.Name(check)),
+            f"`.is_cuda` -> `.{check}`",
         )
 
     def leave_Comparison(self, original: cst.Comparison, updated: cst.Comparison):
         if not self._is_check(original) or self._left_for_cuda(original, updated):
             return updated
+        device_type = self.ctx.api.device_type
 
         def swap(old: cst.BaseExpression, new: cst.BaseExpression) -> cst.BaseExpression:
             if not is_cuda_literal(old):
                 return new
             self.ctx.forget_fixes_inside(old)  # "cuda:{}".format(...): the index goes
-            return xla_string(old)
+            return device_string(old, device_type)
 
         replacement = updated.with_changes(
             left=swap(original.left, updated.left),
@@ -169,4 +203,4 @@ class CudaDeviceCheck(Rule):
                 for o, u in zip(original.comparisons, updated.comparisons)
             ],
         )
-        return self.replace(original, updated, replacement, f'`{code_of(original)}` now checks for "xla"')
+        return self.replace(original, updated, replacement, f'`{code_of(original)}` now checks for "{device_type}"')

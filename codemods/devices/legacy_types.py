@@ -1,6 +1,7 @@
 """XLA110: the pre-0.4 legacy typed tensors (``torch.cuda.FloatTensor(...)``, ``Tensor =
 torch.cuda.FloatTensor if cuda else torch.FloatTensor``) become device-aware factories; an
-availability flag that selects what cannot be converted stays off on XLA."""
+availability flag that selects what cannot be converted stays off on XLA (on TorchTPU under
+``--runtime torch-tpu``)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,19 @@ import re
 
 import libcst as cst
 
-from codemods.devices.device_check import GPU_ONLY_FEATURE
-from codemods.shared.device_values import XLA_DEVICE, cuda_choice, is_cuda_literal, names_device
+from codemods.devices.device_check import gpu_only_feature
+from codemods.shared.device_values import (
+    ON_RUNTIME,
+    XLA_DEVICE,
+    cuda_choice,
+    is_cuda_literal,
+    names_device,
+)
 from migrate_xla.rule import (
     CUDA_WORD,
     EQUAL,
     SAFE,
     TORCH,
-    TORCH_XLA,
     TRIVIA,
     FileContext,
     Rule,
@@ -74,11 +80,11 @@ _PLAIN = (
 _BINDING_FIELDS = (cst.Param, cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cst.AsName, cst.CompFor, cst.For)
 
 
-def _why_off(flag: str, what: str) -> str:
+def _why_off(flag: str, what: str, device: str = XLA_DEVICE) -> str:
     return (
         f"`{flag}` asks whether a GPU is there and leads to {what}, which still needs CUDA: `{flag}` is now "
         "`False`, so what it selects runs on the CPU as on a machine without a GPU; convert it by hand "
-        "(`torch.empty/torch.tensor(..., dtype=..., device=torch_xla.device())`, `x.to(device, dtype)`) "
+        f"(`torch.empty/torch.tensor(..., dtype=..., device={device})`, `x.to(device, dtype)`) "
         "and restore the check"
     )
 
@@ -113,6 +119,10 @@ class LegacyTensorType(Rule):
     fused optimizers, CUDA graphs and streams, as XLA104 tells them) or that is passed as
     ``fused=`` / ``capturable=`` is ``False`` in that place only. A CUDA type the rule leaves
     is flagged by XLA899.
+
+    Under ``--runtime torch-tpu`` the device is TorchTPU's, ``torch.device("tpu")``
+    (``torch.empty(n, 1, dtype=torch.float32, device=torch.device("tpu"))``), and the flags
+    left off stay off on TorchTPU: XLA105 makes the availability test ``torch.tpu.is_available()``.
     """
 
     CODE = "XLA110"
@@ -270,20 +280,22 @@ class LegacyTensorType(Rule):
                     if _key(check) in available:
                         off.setdefault(_key(check), f"`{snippet(value)}` ({why})")
                     elif self._availability_call(check):
-                        self.tests_off[id(check)] = _why_off(code_of(check), f"`{snippet(value)}` ({why})")
+                        self.tests_off[id(check)] = _why_off(
+                            code_of(check), f"`{snippet(value)}` ({why})", self.ctx.api.device
+                        )
         for node, ancestors in unconverted:
             for check in _guarding_checks(node, ancestors):
                 if _key(check) in available:
                     off.setdefault(_key(check), f"`{snippet(node)}`")
                 elif self._availability_call(check):
-                    self.tests_off[id(check)] = _why_off(code_of(check), f"`{snippet(node)}`")
+                    self.tests_off[id(check)] = _why_off(code_of(check), f"`{snippet(node)}`", self.ctx.api.device)
         for key, why in off.items():
             for assign in available[key]:
                 if key in flags:
-                    self.flags_off[id(assign)] = _why_off(key, why)
+                    self.flags_off[id(assign)] = _why_off(key, why, self.ctx.api.device)
                 else:  # args.cuda = not args.no_cuda and False
                     for call in filter(self._availability_call, subtree(assign.value)):
-                        self.tests_off[id(call)] = _why_off(key, why)
+                        self.tests_off[id(call)] = _why_off(key, why, self.ctx.api.device)
         flags -= set(off)  # a flag set off is a choice like the user's own: its CPU branch stays
         for name, (why, calls, types) in self._named_plans(named, nodes, flags, devices, top).items():
             values = named[name]
@@ -310,17 +322,18 @@ class LegacyTensorType(Rule):
                     if keyword in ("fused", "capturable") and _key(arg.value) in flags:
                         self.tests_off[id(arg.value)] = (
                             f"`{_key(arg.value)}` asks whether a GPU is there and is passed as `{keyword}=`, which "
-                            f"only CUDA has: `{keyword}=False` here, so it stays off on XLA"
+                            f"only CUDA has: `{keyword}=False` here, so it stays off on {ON_RUNTIME[self.ctx.runtime]}"
                         )
             if not isinstance(node, (cst.If, cst.IfExp)) or "device_count" in code_of(node.test):
                 continue  # a device count: XLA610's
             for operand in _and_operands(node.test):
                 if _key(operand) in flags:
-                    found = GPU_ONLY_FEATURE.search(code_of(node.body))
+                    found = gpu_only_feature(self.ctx.runtime).search(code_of(node.body))
                     if found:
                         self.tests_off[id(operand)] = (
                             f"`{_key(operand)}` asks whether a GPU is there and guards `{found.group(0)}`, which "
-                            f"only CUDA has: this check of `{_key(operand)}` is now `False`, so it stays off on XLA"
+                            f"only CUDA has: this check of `{_key(operand)}` is now `False`, "
+                            f"so it stays off on {ON_RUNTIME[self.ctx.runtime]}"
                         )
 
     def _is_type_call(self, call: cst.CSTNode | None, arg: cst.Arg) -> bool:
@@ -498,20 +511,21 @@ class LegacyTensorType(Rule):
         position = top.get(id(ancestors[1])) if len(ancestors) > 1 else None
         usable = [(name, on) for index, name, on in devices if position is not None and index < position]
         xla = next((name for name, on in usable if on is None), None)
+        device = self.ctx.api.device  # torch_xla.device(); torch.device("tpu")
         if cond is None:
-            return xla or XLA_DEVICE
+            return xla or device
         test = code_of(cond)
         if not cuda_first:  # torch.FloatTensor if args.cpu else torch.cuda.FloatTensor
-            return f'"cpu" if {test} else {xla or XLA_DEVICE}' if _plain(cond) else None
+            return f'"cpu" if {test} else {xla or device}' if _plain(cond) else None
         if isinstance(cond, cst.Attribute) and cond.attr.value == "is_cuda" and self.qualname(cond) is None:
             return f"{code_of(cond.value)}.device"
         if self._is_availability(cond) or test in flags:
             chosen = next((name for name, on in usable if on == test), None)
-            return xla or chosen or XLA_DEVICE
+            return xla or chosen or device
         if not _plain(cond):
             return None
         chosen = next((name for name, on in usable if on == test), None)
-        return chosen or f'{XLA_DEVICE} if {test} else "cpu"'
+        return chosen or f'{device} if {test} else "cpu"'
 
     # -- the rewrite -------------------------------------------------------------------
     def leave_Call(self, original: cst.Call, updated: cst.Call):
@@ -572,7 +586,8 @@ class LegacyTensorType(Rule):
 
     def _imports(self, device: str) -> list:
         imports = [TORCH] if self.names.binds("torch") is None else []
-        return [*imports, TORCH_XLA] if XLA_DEVICE in device else imports
+        api = self.ctx.api
+        return [*imports, *(i for i in api.imports if i not in imports)] if api.device in device else imports
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
         if not self.planned:

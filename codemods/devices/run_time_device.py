@@ -1,5 +1,6 @@
 """XLA111: a device named at run time (``--device cuda``, ``DEVICE=cuda``) means the XLA
-device once migrated: the CUDA name is mapped where the script reads it."""
+device once migrated (TorchTPU's ``tpu`` under ``--runtime torch-tpu``): the CUDA name is
+mapped where the script reads it."""
 
 from __future__ import annotations
 
@@ -7,10 +8,16 @@ import re
 
 import libcst as cst
 
-from codemods.shared.device_values import KEPT_CUDA_CHECKS, is_cuda_literal, names_device, target_name
+from codemods.shared.device_values import (
+    KEPT_CUDA_CHECKS,
+    ON_RUNTIME,
+    is_cuda_literal,
+    names_device,
+    string_imports,
+    target_name,
+)
 from migrate_xla.rule import (
     SAFE,
-    TORCH_XLA,
     Rule,
     append_keyword,
     call_arg,
@@ -23,9 +30,11 @@ from migrate_xla.rule import (
 
 DEVICE_FLAG = re.compile(r"--[\w-]*device")
 ENVIRONMENT_READS = frozenset({"os.environ.get", "os.getenv"})
-# The mapping: a CUDA name ("cuda", "cuda:2") becomes "xla"; any other name ("cpu") stays
+# The mapping: a CUDA name ("cuda", "cuda:2") becomes "xla" ("tpu" under torch-tpu); any other name ("cpu") stays
 MAPS = 'startswith("cuda")'
 MAPPING = re.compile(r"""['"]xla['"] if [\w.]+\.startswith\((['"])cuda\1\) else""")
+TPU_MAPPING = re.compile(r"""['"]tpu['"] if [\w.]+\.startswith\((['"])cuda\1\) else""")
+MAPPINGS = {"torch-xla": MAPPING, "torch-tpu": TPU_MAPPING}
 
 
 class RunTimeDevice(Rule):
@@ -47,6 +56,10 @@ class RunTimeDevice(Rule):
     XLA process owns its device. Any other name (``cpu``) stays, so a run the user sends to
     the CPU still runs there. An option whose help or choices already name ``xla`` is its
     author's, written for XLA, and stays as it is.
+
+    Under ``--runtime torch-tpu`` the CUDA name becomes ``"tpu"``, TorchTPU's device
+    (``type=lambda name: "tpu" if name.startswith("cuda") else name``), with nothing to
+    import; an option whose help or choices name ``tpu`` is its author's.
     """
 
     CODE = "XLA111"
@@ -81,14 +94,14 @@ class RunTimeDevice(Rule):
         if option is not None:
             self.options[id(node)] = option
         kind = call_arg(node, None, "type") if option is None else None
-        if option is not None or (kind is not None and self._is_mapping(kind.value)):
+        if option is not None or (kind is not None and self._is_mapping(kind.value, self.ctx.runtime)):
             choices = call_arg(node, None, "choices")
             if choices is not None:  # "cuda" stays a valid choice: it is mapped, not left behind
                 self._keep(choices.value)
 
     @staticmethod
-    def _is_mapping(node: cst.CSTNode) -> bool:
-        return isinstance(node, cst.Lambda) and bool(MAPPING.search(code_of(node)))
+    def _is_mapping(node: cst.CSTNode, runtime: str) -> bool:
+        return isinstance(node, cst.Lambda) and bool(MAPPINGS[runtime].search(code_of(node)))
 
     def _device_option(self, call: cst.Call) -> tuple[str, cst.BaseExpression | None] | None:
         """The flag and the literal choices (or None) of an ``add_argument`` call whose string
@@ -113,11 +126,12 @@ class RunTimeDevice(Rule):
         if kind is not None and self.qualname(kind.value) not in ("str", "torch.device"):
             if not (isinstance(kind.value, cst.Name) and kind.value.value == "str"):
                 return None  # type=int (a GPU index), or a mapping of the user's (a second run: ours)
+        device_type = self.ctx.api.device_type  # "xla", "tpu"
         default = call_arg(call, None, "default")
-        if default is not None and (string_value(default.value) or "").startswith("xla"):
+        if default is not None and (string_value(default.value) or "").startswith(device_type):
             return None  # written for XLA
         helps = call_arg(call, None, "help")
-        if helps is not None and "xla" in code_of(helps.value).lower():
+        if helps is not None and device_type in code_of(helps.value).lower():
             return None
         choices = call_arg(call, None, "choices")
         if choices is None:
@@ -125,7 +139,7 @@ class RunTimeDevice(Rule):
         if not isinstance(choices.value, (cst.List, cst.Tuple, cst.Set)):
             return None  # choices the file does not show: "xla" cannot be added to them
         values = [string_value(e.value) for e in choices.value.elements]
-        if any(v is None for v in values) or any(v.startswith("xla") for v in values):
+        if any(v is None for v in values) or any(v.startswith(device_type) for v in values):
             return None
         return flag, choices.value
 
@@ -135,7 +149,7 @@ class RunTimeDevice(Rule):
             return updated
         flag, choices = option
         quote = "'" if "'" in code_of(original.args[0].value)[:1] else '"'
-        cuda, xla = f"{quote}cuda{quote}", f"{quote}xla{quote}"
+        cuda, xla = f"{quote}cuda{quote}", f"{quote}{self.ctx.api.device_type}{quote}"
         name = f"{xla} if name.startswith({cuda}) else name"
         kind = call_arg(original, None, "type")
         if kind is not None and self.qualname(kind.value) == "torch.device":
@@ -167,8 +181,8 @@ class RunTimeDevice(Rule):
             updated,
             replacement,
             f"`{flag}` names the device at run time: a launch command's `{flag} cuda` (or `cuda:N`) "
-            f"now means the XLA device (`type=` maps it where argparse reads it{added}); `cpu` stays the CPU",
-            imports=[TORCH_XLA],
+            f"now means {self._device_named()} (`type=` maps it where argparse reads it{added}); `cpu` stays the CPU",
+            imports=string_imports(self.ctx.api),
         )
 
     # -- device-named variables read from the environment or a config --------------------
@@ -181,7 +195,7 @@ class RunTimeDevice(Rule):
         target = node.targets[0].target
         if not isinstance(target, (cst.Name, cst.Attribute)) or not names_device(target_name(target)):
             return
-        if code_of(node.value) == _mapping(code_of(target)):
+        if code_of(node.value) == _mapping(code_of(target), self.ctx.api.device_type):
             self._keep(node.value)  # the mapping line of a first run: its "cuda" is no CUDA left behind
             return
         if isinstance(target, cst.Name) and self._module_level() and string_value(node.value) is not None:
@@ -191,8 +205,11 @@ class RunTimeDevice(Rule):
             self.reads[id(node)] = (code_of(target), source)
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
-        if self._is_mapping(node):
+        if self._is_mapping(node, self.ctx.runtime):
             self._keep(node)  # an option mapped by a first run
+
+    def _device_named(self) -> str:
+        return "the XLA device" if self.ctx.runtime == "torch-xla" else f"{ON_RUNTIME[self.ctx.runtime]}'s device"
 
     def _keep(self, node: cst.CSTNode) -> None:
         """The CUDA names of a mapping: XLA899 leaves them, they are what the launch may say."""
@@ -264,11 +281,12 @@ class RunTimeDevice(Rule):
                 continue
             reader, _, targets, source = mark
             following = [code_of(s).strip() for s in body[at + 1 : at + 1 + len(targets)]]
-            if following == [f"{target} = {_mapping(target)}" for target in targets]:
+            device_type = self.ctx.api.device_type
+            if following == [f"{target} = {_mapping(target, device_type)}" for target in targets]:
                 continue  # mapped already (a second run)
             lines = []
             for target in targets:
-                value = cst.parse_expression(_mapping(target))
+                value = cst.parse_expression(_mapping(target, device_type))
                 self._keep(value)
                 assign = cst.Assign([cst.AssignTarget(cst.parse_expression(target))], value)
                 lines.append(cst.SimpleStatementLine(body=[assign]))
@@ -279,9 +297,9 @@ class RunTimeDevice(Rule):
                 body,
                 new_body,
                 f"`{snippet(reader)}` reads the device from {source} at run time: a launch that names `cuda` "
-                f"(or `cuda:N`) now gets the XLA device ({names} mapped on the next line{'s' if len(lines) > 1 else ''}); "
-                "`cpu` stays the CPU",
-                imports=[TORCH_XLA],
+                f"(or `cuda:N`) now gets {self._device_named()} ({names} mapped on the next "
+                f"line{'s' if len(lines) > 1 else ''}); `cpu` stays the CPU",
+                imports=string_imports(self.ctx.api),
             )
             changed = changed or body is new_body
         return updated.with_changes(body=body) if changed else updated
@@ -289,6 +307,6 @@ class RunTimeDevice(Rule):
     leave_IndentedBlock = leave_Module
 
 
-def _mapping(target: str) -> str:
+def _mapping(target: str, device_type: str = "xla") -> str:
     """The value a device-named variable read at run time is given on the next line."""
-    return f'"xla" if str({target}).{MAPS} else {target}'
+    return f'"{device_type}" if str({target}).{MAPS} else {target}'

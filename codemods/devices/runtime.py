@@ -1,15 +1,16 @@
 """XLA105-XLA107: the ``torch.cuda`` runtime: bookkeeping calls become their XLA meaning
-or go (XLA105), memory and device-property queries are flagged (XLA106), cuDNN and CUDA
-matmul switches go (XLA107)."""
+(their ``torch.tpu`` twin under ``--runtime torch-tpu``) or go (XLA105), memory and
+device-property queries are flagged (XLA106), cuDNN and CUDA matmul switches go (XLA107)."""
 
 from __future__ import annotations
 
 import libcst as cst
 
-from codemods.shared.device_values import XLA_DEVICE
+from codemods.shared.device_values import ON_RUNTIME, XLA_DEVICE
 from migrate_xla.rule import (
     CUDA_WORD,
     SAFE,
+    TORCH,
     TORCH_XLA,
     XM,
     XR,
@@ -47,6 +48,23 @@ RUNTIME_CALLS: dict[str, tuple[str | None, tuple[Import, ...]]] = {
     "torch.cuda.reset_max_memory_allocated": (None, ()),
     "torch.cuda.reset_accumulated_memory_stats": (None, ()),
 }
+# torch.cuda calls only TorchTPU has a twin of (torch.tpu.X, Runtime.mirror): converted under
+# torch-tpu; under torch-xla XLA899 flags them
+TPU_ONLY_CALLS = (
+    "torch.cuda.initial_seed",
+    "torch.cuda.get_rng_state",
+    "torch.cuda.set_rng_state",
+    "torch.cuda.is_initialized",
+)
+# What the calls XLA105 acts on give under torch-tpu that is a bool (``X and is_bf16_supported()``)
+TPU_BOOLEANS = frozenset(
+    {
+        "torch.cuda.is_available",
+        "torch.accelerator.is_available",
+        "torch.cuda.is_initialized",
+        "torch.cuda.is_bf16_supported",
+    }
+)
 
 
 class CudaRuntimeCall(Rule):
@@ -63,6 +81,15 @@ class CudaRuntimeCall(Rule):
     becomes ``A`` rather than leaving ``and True``/``if True`` behind. Two seeding calls
     in a row (``manual_seed`` then ``manual_seed_all``) become one. See PyTorch/XLA's
     ``torch_xla`` and ``torch_xla.runtime`` API reference.
+
+    Under ``--runtime torch-tpu``, ``torch.tpu`` mirrors ``torch.cuda``: a call whose name
+    torch_tpu exports (``synchronize``, ``manual_seed(_all)``, ``device_count``,
+    ``is_available``, ``current_device``, ``set_device``, ``get_device_name``,
+    ``initial_seed``, ``get_rng_state``, ``set_rng_state``, ``is_initialized``) becomes
+    ``torch.tpu.X`` with its arguments; the others mean nothing there and are removed as on
+    XLA (``empty_cache``, ``ipc_collect``, the peak-memory resets), and
+    ``is_bf16_supported()`` is true (TPUs compute in bfloat16). ``torch.accelerator``
+    is device-agnostic: TorchTPU is its accelerator, so its calls stay as they are.
     """
 
     CODE = "XLA105"
@@ -70,7 +97,7 @@ class CudaRuntimeCall(Rule):
     SUMMARY = "torch.cuda / torch.accelerator runtime calls become torch_xla calls, or go"
     FIX = SAFE
     # It acts only on the RUNTIME_CALLS (after calls it rewrote)
-    TRIGGERS = (names_trigger(*RUNTIME_CALLS),)
+    TRIGGERS = (names_trigger(*RUNTIME_CALLS, *TPU_ONLY_CALLS),)
     REQUIRES = (words("cuda", "accelerator"),)
     BEFORE = "torch.cuda.manual_seed_all(0)\ntorch.cuda.set_device(rank)\ntorch.cuda.synchronize()\n"
     AFTER = "torch_xla.manual_seed(0)\ntorch_xla.sync(wait=True)\n"
@@ -80,28 +107,54 @@ class CudaRuntimeCall(Rule):
         # the torch_xla.manual_seed(...) calls this rule wrote, by id; held so no id is reused
         self.seeds: dict[int, cst.BaseExpression] = {}
 
+    def _call(self, name: str | None) -> tuple[str | None, tuple[Import, ...]] | None:
+        """What the call ``name`` becomes on the run's runtime: (template, imports), a None
+        template to remove it; None when this rule leaves it."""
+        if self.ctx.runtime == "torch-xla":
+            return RUNTIME_CALLS.get(name or "")
+        if name is None or name.startswith("torch.accelerator."):
+            return None  # device-agnostic: TorchTPU is the accelerator
+        if name not in RUNTIME_CALLS and name not in TPU_ONLY_CALLS:
+            return None
+        mirror = self.ctx.api.mirror(name)
+        if mirror is not None:
+            return mirror, (TORCH,)  # torch.tpu.X, with the call's own arguments
+        return RUNTIME_CALLS.get(name)  # is_bf16_supported: True; the rest means nothing there
+
     def leave_Expr(self, original: cst.Expr, updated: cst.Expr):
         call = original.value
         if not isinstance(call, cst.Call):
             return updated
         name = self.qualname(call.func)
-        if name in RUNTIME_CALLS and RUNTIME_CALLS[name][0] is None:
+        found = self._call(name)
+        if found is not None and found[0] is None:
             return self.replace(
                 original,
                 updated,
                 cst.RemoveFromParent(),
-                f"`{name}()` means nothing on XLA: removed",
+                f"`{name}()` means nothing on {ON_RUNTIME[self.ctx.runtime]}: removed",
                 drop_if_unused=self.ctx.import_behind(call.func),
             )
         return updated
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         name = self.qualname(original.func)
-        if name not in RUNTIME_CALLS:
+        found = self._call(name)
+        if found is None:
             return updated
-        template, imports = RUNTIME_CALLS[name]
+        template, imports = found
         if template is None:
             return updated  # a statement of its own is removed by leave_Expr; elsewhere XLA899 flags it
+        if template == self.ctx.api.mirror(name):  # torch.tpu.X(...): the same arguments
+            replacement = updated.with_changes(func=parse_expr(template))
+            return self.replace(
+                original,
+                updated,
+                replacement,
+                f"`{name}()` -> `{template}()`",
+                imports=imports,
+                drop_if_unused=self.ctx.import_behind(original.func),
+            )
         if "{0}" in template:
             if not original.args:
                 return updated
@@ -126,12 +179,13 @@ class CudaRuntimeCall(Rule):
         return (
             isinstance(node, (cst.Comparison, cst.BooleanOperation))
             or (isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not))
-            or (
-                isinstance(node, cst.Call)
-                and self.qualname(node.func) in RUNTIME_CALLS
-                and (RUNTIME_CALLS[self.qualname(node.func)][0] or "").startswith(("bool(", "True"))
-            )
+            or (isinstance(node, cst.Call) and self._gives_bool(self.qualname(node.func)))
         )
+
+    def _gives_bool(self, name: str | None) -> bool:
+        if self.ctx.runtime != "torch-xla":
+            return name in TPU_BOOLEANS
+        return name in RUNTIME_CALLS and (RUNTIME_CALLS[name][0] or "").startswith(("bool(", "True"))
 
     def leave_BooleanOperation(self, original: cst.BooleanOperation, updated: cst.BooleanOperation):
         if not isinstance(original.operator, cst.And):
@@ -192,6 +246,19 @@ MEMORY_HINT = (
 )
 
 
+# Under torch-tpu: what to do instead, by the kind of query
+TPU_MEMORY_HINT = "TorchTPU's `torch.tpu` has no memory statistics: remove the query, or report something else"
+TPU_PROPERTY_HINTS = {
+    "torch.cuda.get_device_properties": (
+        "on TorchTPU `torch.tpu.get_device_properties(device)` describes the TPU, with fields of its own: "
+        "port what the code reads of it by hand"
+    ),
+    "torch.cuda.get_device_capability": (
+        "a TPU has no CUDA compute capability: remove the check (`torch.tpu.get_device_name()` names the chip)"
+    ),
+}
+
+
 class CudaMemoryQuery(Rule):
     """CUDA memory and device-property queries have no XLA counterpart on every device.
 
@@ -199,6 +266,10 @@ class CudaMemoryQuery(Rule):
     ``memory_summary()``, ``mem_get_info()``, ``get_device_properties()`` crash. On a TPU
     the nearest meaning is ``xm.get_memory_info(device)``, which CPU PJRT does not
     implement, so the rule flags these for a person to decide.
+
+    Under ``--runtime torch-tpu`` they are flagged too: ``torch.tpu`` (torch_tpu's public
+    API) has no memory statistics, and its ``get_device_properties`` describes a TPU with
+    fields that are not CUDA's.
     """
 
     CODE = "XLA106"
@@ -219,7 +290,12 @@ class CudaMemoryQuery(Rule):
         name = self.qualname(node.func)
         if name in MEMORY_CALLS:
             crash = " and crashes without a GPU" if MEMORY_CALLS[name] == "error" else ""
-            self.flag(node, f"`{name}()` reads CUDA memory{crash}; {MEMORY_HINT}")
+            if self.ctx.runtime == "torch-tpu":
+                what = "describes the CUDA device" if name in TPU_PROPERTY_HINTS else "reads CUDA memory"
+                hint = TPU_PROPERTY_HINTS.get(name, TPU_MEMORY_HINT)
+                self.flag(node, f"`{name}()` {what}{crash}; {hint}")
+            else:
+                self.flag(node, f"`{name}()` reads CUDA memory{crash}; {MEMORY_HINT}")
 
 
 CUDA_FLAG_PREFIXES = ("torch.backends.cudnn.", "torch.backends.cuda.matmul.")
@@ -230,7 +306,8 @@ class CudaBackendFlag(Rule):
 
     cuDNN autotuning (``benchmark``), determinism and TF32 switches configure NVIDIA
     libraries that XLA does not use; assignments to them are removed. XLA picks its own
-    matmul precision (``torch_xla.backends.set_mat_mul_precision`` changes it).
+    matmul precision (``torch_xla.backends.set_mat_mul_precision`` changes it). So does
+    TorchTPU (``--runtime torch-tpu``), which uses neither library: they are removed there too.
     """
 
     CODE = "XLA107"
@@ -250,7 +327,8 @@ class CudaBackendFlag(Rule):
                 original,
                 updated,
                 cst.RemoveFromParent(),
-                f"`{' = '.join(names)} = ...` configures an NVIDIA library XLA does not use: removed",
+                f"`{' = '.join(names)} = ...` configures an NVIDIA library {ON_RUNTIME[self.ctx.runtime]} does not use: "
+                "removed",
                 drop_if_unused=[spec for t in original.targets for spec in self.ctx.import_behind(t.target)],
             )
         return updated

@@ -1,5 +1,5 @@
-"""XLA109: modules moved to the XLA device keep their ``Parameter`` objects
-(``torch.__future__.set_swap_module_params_on_conversion(True)``)."""
+"""XLA109: modules moved to the XLA device (or TorchTPU's, under ``--runtime torch-tpu``)
+keep their ``Parameter`` objects (``torch.__future__.set_swap_module_params_on_conversion(True)``)."""
 
 from __future__ import annotations
 
@@ -60,6 +60,14 @@ class SwapModuleParams(Rule):
     while DistributedDataParallel holds the parameters: a load after the DDP wrap is an
     error-level finding (load before wrapping). A file that turns the switch off is one
     too. See torch.__future__ and torch.utils.swap_tensors in the PyTorch reference.
+
+    Under ``--runtime torch-tpu`` as well: TorchTPU's device is PyTorch's privateuse1
+    backend, and ``Module._apply`` keeps a ``Parameter`` (``param.data = ...``) only where
+    ``torch._has_compatible_shallow_copy_type(param, moved)`` holds, which c10 grants a CPU
+    tensor with CUDA, MPS, HIP, XPU, HPU and MTIA tensors but not with privateuse1 ones
+    (``TensorImpl::has_compatible_shallow_copy_type``; a backend may register its own
+    kernel for it, and torch_tpu 0.2.0's wheel has none). So ``model.to("tpu")`` puts new
+    ``Parameter`` objects in the module, as on XLA, and the switch keeps the old ones.
     """
 
     CODE = "XLA109"
@@ -122,10 +130,14 @@ class SwapModuleParams(Rule):
     def _flag_switched_off(self, node: cst.CSTNode) -> None:
         self.flag(
             node,
-            f"`{snippet(node)}`: this file turns parameter swapping off, so a module moved to the XLA "
-            "device gets new Parameter objects: optimizers built before the move update stale CPU "
+            f"`{snippet(node)}`: this file turns parameter swapping off, so a module moved to {self._device_named()} "
+            "gets new Parameter objects: optimizers built before the move update stale CPU "
             "tensors and tied weights come apart; move the module before anything holds its parameters",
         )
+
+    def _device_named(self) -> str:
+        """The device moves go to, as messages name it."""
+        return "the XLA device" if self.ctx.runtime == "torch-xla" else "TorchTPU's device"
 
     def _moves_module(self, call: cst.Call) -> bool:
         """``model.cuda()``, ``Net().to(device)``, ``self.model.to(device)`` (matched by shape)."""
@@ -152,16 +164,17 @@ class SwapModuleParams(Rule):
     def _names_device(self, value: cst.BaseExpression) -> bool:
         """A device the migration moves to: a CUDA one, or one named like a device.
 
-        Not an explicit XLA device (``torch_xla.device()``, ``"xla"``): code already
-        written for XLA is its author's, and the migrated moves were ``.cuda()`` or CUDA
-        names when this rule saw them."""
+        Not an explicit XLA device (``torch_xla.device()``, ``"xla"``; ``torch.device("tpu")``
+        under torch-tpu): code already written for XLA is its author's, and the migrated
+        moves were ``.cuda()`` or CUDA names when this rule saw them."""
         if is_cuda_value(value):
             return True
         if isinstance(value, cst.IfExp):
             return self._names_device(value.body) or self._names_device(value.orelse)
         if isinstance(value, cst.Call):
             kind = call_arg(value, 0, "type") if self.qualname(value.func) == "torch.device" else None
-            return kind is not None and not is_other_device(kind.value) and string_value(kind.value) != "xla"
+            written_for = ("xla", self.ctx.api.device_type)
+            return kind is not None and not is_other_device(kind.value) and string_value(kind.value) not in written_for
         name = target_name(value)
         return names_device(name) or bool(DEVICE_WORD.search(name))
 
@@ -195,7 +208,7 @@ class SwapModuleParams(Rule):
             self.first_move,
             updated,
             updated.with_changes(body=body),
-            f"`{snippet(self.first_move)}` moves a module to the XLA device, where it would get new "
+            f"`{snippet(self.first_move)}` moves a module to {self._device_named()}, where it would get new "
             f"Parameter objects: `{SWAP_SWITCH}(True)` added before it runs, so optimizers built "
             "before the move and tied weights keep them (matched by shape)",
             imports=[TORCH],

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from codemods.shared.device_values import XLA_DEVICE, cuda_choice, is_cuda_literal, names_device
+from codemods.shared.device_values import cuda_choice, is_cuda_literal, names_device
 from codemods.shared.training_loops import DATALOADERS
 from migrate_xla.rule import Rule, children, code_of, names_trigger, subtree
 
@@ -303,7 +303,9 @@ class BatchMoveProof:
             yield from self._moves_in(child, watched, devices)
 
     def _move_device(self, call: cst.CSTNode) -> str | None:
-        """The device a plain move goes to, as code (``torch_xla.device()`` for CUDA), else None."""
+        """The device a plain move goes to, as code (the run's device, ``torch_xla.device()``,
+        for CUDA), else None."""
+        device = self.ctx.api.device
         if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)):
             return None
         if any(a.star for a in call.args):
@@ -312,7 +314,7 @@ class BatchMoveProof:
         positional = [a for a in call.args if a.keyword is None]
         if call.func.attr.value == "cuda":
             plain = set(keywords) <= {"device", "non_blocking"} and len(positional) <= 2
-            return XLA_DEVICE if plain else None
+            return device if plain else None
         if call.func.attr.value != "to" or set(keywords) - {"device", "non_blocking"}:
             return None
         if len(positional) == 1 and "device" not in keywords:
@@ -322,13 +324,13 @@ class BatchMoveProof:
         else:
             return None  # .to(device, dtype), .to(tensor), .to()
         if is_cuda_literal(where) or cuda_choice(where) is not None:
-            return XLA_DEVICE
+            return device
         if isinstance(where, cst.Call):
             name = self.qualname(where.func)
-            if name == "torch_xla.device" and not where.args:
-                return XLA_DEVICE
+            if name == "torch_xla.device" and not where.args:  # written for PyTorch/XLA
+                return device
             if name == "torch.device" and where.args and is_cuda_literal(where.args[0].value):
-                return XLA_DEVICE
+                return device
             return None
         if isinstance(where, (cst.Name, cst.Attribute)) and self.qualname(where) is None:
             last = where.value if isinstance(where, cst.Name) else where.attr.value

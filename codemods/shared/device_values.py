@@ -1,5 +1,6 @@
-"""What a device expression names: CUDA device strings and CUDA/CPU choices, the XLA
-device's spellings, and whether a script may run on the CPU by the user's choice.
+"""What a device expression names: CUDA device strings and CUDA/CPU choices, the run's
+device's spellings (``ctx.api``: PyTorch/XLA's or TorchTPU's), and whether a script may run
+on the CPU by the user's choice.
 
 Shared by the families that meet device values: devices (XLA1xx), amp (XLA4xx: autocast's
 and GradScaler's device), data_loading (XLA302: the loader's device) and cuda_only
@@ -11,7 +12,7 @@ import re
 
 import libcst as cst
 
-from migrate_xla.rule import code_of, string_value, subtree
+from migrate_xla.rule import TORCH_XLA, Import, Runtime, code_of, string_value, subtree
 
 # "cuda", "cuda:0", and the templates scripts format an index into: "cuda:", "cuda:{}", "cuda:%d"
 CUDA_NAME = re.compile(r"cuda(:(\d+|\{\w*\}|%[dis])?)?$")
@@ -62,14 +63,42 @@ def is_cuda_value(node: cst.CSTNode) -> bool:
 AVAILABILITY_TEST = re.compile(r"(not\s+)?[\w.]*(cuda|accelerator)\.is_available\(\)")
 
 
-def xla_string(like: cst.CSTNode) -> cst.SimpleString:
-    """The string ``"xla"``, quoted the way ``like`` (or the template it formats) was."""
+def device_string(like: cst.CSTNode, device_type: str) -> cst.SimpleString:
+    """The device name ``device_type`` (``"xla"``, ``"tpu"``: ``ctx.api.device_type``) as a
+    string, quoted the way ``like`` (or the template it formats) was."""
     if isinstance(like, cst.Call) and isinstance(like.func, cst.Attribute):
         like = like.func.value  # 'cuda:{}'.format(rank)
     elif isinstance(like, cst.BinaryOperation):
         like = like.left  # 'cuda:%d' % rank
     quote = "'" if isinstance(like, cst.SimpleString) and like.quote == "'" else '"'
-    return cst.SimpleString(f"{quote}xla{quote}")
+    return cst.SimpleString(f"{quote}{device_type}{quote}")
+
+
+def xla_string(like: cst.CSTNode) -> cst.SimpleString:
+    """The string ``"xla"``, quoted the way ``like`` (or the template it formats) was."""
+    return device_string(like, "xla")
+
+
+# What a device named by a string needs imported, by runtime: importing torch_xla registers
+# the "xla" device; torch loads torch_tpu by itself (its device-backend entry point), which
+# names the "tpu" device, so a string needs nothing there.
+STRING_IMPORTS: dict[str, tuple[Import, ...]] = {"torch-xla": (TORCH_XLA,), "torch-tpu": ()}
+
+# What messages call the runtime a fix moved to: the torch-xla messages say "XLA"
+ON_RUNTIME = {"torch-xla": "XLA", "torch-tpu": "TorchTPU"}
+
+
+def string_imports(api: Runtime) -> tuple[Import, ...]:
+    """The imports a device name spelled as a string (``"xla"``, ``"tpu"``) needs on ``api``."""
+    return STRING_IMPORTS[api.name]
+
+
+def moved_to(api: Runtime) -> tuple[str, tuple[Import, ...]]:
+    """What a move to the run's device (``x.to(...)``) is given, and its imports: PyTorch/XLA's
+    ``torch_xla.device()``; on TorchTPU the name ``"tpu"``, as ``.to("cuda")`` named CUDA."""
+    if api.name == "torch-xla":
+        return api.device, api.imports
+    return f'"{api.device_type}"', string_imports(api)
 
 
 def target_name(node: cst.CSTNode) -> str:
@@ -89,6 +118,7 @@ def names_device(name: str) -> bool:
     return "device" in name.lower()
 
 
+# PyTorch/XLA's device expression; a rule writes the run's, ``self.ctx.api.device``
 XLA_DEVICE = "torch_xla.device()"
 
 # The text every device choice chooses_cpu finds spells: a "cpu" string, or a --device option
