@@ -11,6 +11,9 @@ the compiled step graph (fixtures/examples/trainer_resume.py checks it end to en
 A CPU-only script (one that picks ``"cpu"`` and names no accelerator: ``rule.ON_ACCELERATOR``)
 keeps ``torch.save``: ``xm.save`` would start the XLA runtime (and take the TPU) just to
 write a file.
+
+PyTorch/XLA only: under TorchTPU (``--runtime torch-tpu``) ``torch.save`` and ``torch.load``
+work on its tensors as on CUDA's, and these rules do not run.
 """
 
 from __future__ import annotations
@@ -113,6 +116,10 @@ class SaveWithXm(Rule):
     ``xm.save`` rebuilds containers on the way to the CPU: tuples come back as lists,
     an ``OrderedDict`` state dict as a ``dict`` (``load_state_dict`` takes both; Adam's
     ``betas`` work as a list).
+
+    PyTorch/XLA only: ``xm.save`` is torch_xla's; TorchTPU's tensors have storages that
+    ``torch.save`` copies to the host and tags ``tpu``, as it did CUDA's, and XLA108's
+    ``map_location`` reads them back anywhere.
     """
 
     CODE = "XLA501"
@@ -121,6 +128,7 @@ class SaveWithXm(Rule):
     FIX = SAFE
     TRIGGERS = SAVE_TRIGGERS
     REQUIRES = (ON_ACCELERATOR,)
+    RUNTIMES = ("torch-xla",)
     CONTEXT = (names_trigger("io.BytesIO"),)  # the buffers each process writes its own of
     BEFORE = 'torch.save(model.state_dict(), "model.pt")\n'
     AFTER = 'xm.save(model.state_dict(), "model.pt")\n'
@@ -203,6 +211,10 @@ class WholeModuleSave(Rule):
     saves ``model.state_dict()`` and loads it into a model built by the code. That means
     changing how the checkpoint is read too, so it is a person's edit. A value is taken
     for a module by its name (``model``, ``self.net``, ``netG``, ``model.module``).
+
+    PyTorch/XLA only: under TorchTPU ``torch.save`` pickles a module's parameters as it pickled
+    them on CUDA (storages copied to the host, tagged ``tpu``), so a whole-module checkpoint is
+    as loadable as the script's was; the migration changes nothing about it.
     """
 
     CODE = "XLA502"
@@ -212,6 +224,7 @@ class WholeModuleSave(Rule):
     SEVERITY = "warning"
     TRIGGERS = SAVE_TRIGGERS
     REQUIRES = (ON_ACCELERATOR,)
+    RUNTIMES = ("torch-xla",)
     BEFORE = 'torch.save(model, "model.pt")\n'
     AFTER = (
         "# TODO(xla-migrate): XLA502 `torch.save(model, ...)` pickles the whole module with its parameters "

@@ -1,4 +1,8 @@
-"""XLA3xx: data loading for XLA devices (the migration guide's "Data Loading" section)."""
+"""XLA3xx: data loading for XLA devices (the migration guide's "Data Loading" section).
+
+PyTorch/XLA only: under TorchTPU (``--runtime torch-tpu``) a DataLoader, pinned memory and
+``.to(device)`` copies work as they did on CUDA, and these rules do not run.
+"""
 
 from __future__ import annotations
 
@@ -48,6 +52,10 @@ class PinMemory(Rule):
     graph), and XLA103 keeps it when it turns ``.cuda(non_blocking=True)`` into
     ``.to(device, non_blocking=True)``; removing it would be churn with no effect. It
     disappears only with the ``.to(device)`` calls XLA302 removes.
+
+    PyTorch/XLA only: TorchTPU registers a pinned host allocator for its device (the wheel's
+    ``TpuPinnedAllocator``, set with ``at::setHostAllocator``), so pinning works there and speeds up
+    host to device copies as it did on CUDA.
     """
 
     CODE = "XLA301"
@@ -55,6 +63,7 @@ class PinMemory(Rule):
     SUMMARY = "pin_memory=True and .pin_memory() are dropped (nothing to pin on XLA)"
     FIX = SAFE
     TRIGGERS = (r"pin_memory",)  # pinned memory is for CUDA copies: it acts in any file that pins
+    RUNTIMES = ("torch-xla",)
     BEFORE = (
         "loader = DataLoader(ds, batch_size=64, pin_memory=True)\n"
         "kwargs = {'num_workers': 1, 'pin_memory': True}\n"
@@ -164,6 +173,9 @@ class MpDeviceLoaderAtLoop(Rule):
     Behaviour to know: the loader is read up to about 24 batches ahead in a thread, so a
     dataset whose items depend on state the loop changes sees the change later (as with
     ``num_workers > 0``); and batches come back with tuples as lists.
+
+    PyTorch/XLA only: ``MpDeviceLoader`` is torch_xla's, and TorchTPU, which runs eagerly, copies
+    each batch with ``.to(device)`` as CUDA does, from pinned memory where the loader pins it.
     """
 
     CODE = "XLA302"
@@ -174,6 +186,7 @@ class MpDeviceLoaderAtLoop(Rule):
     REQUIRES = (
         r"""cuda|xla\.device|xla_device|'xla'|"xla"|'xla"|"xla'|accelerator""",  # literals: found with `in`
     )  # a script with none moves to the CPU (or to a device it is given); not `torch_xla.sync()` alone, which XLA201 adds
+    RUNTIMES = ("torch-xla",)
     CONTEXT = (BATCH_MOVE_CONTEXT, CPU_CHOICE)
     BEFORE = (
         "device = torch_xla.device()\n"

@@ -6,6 +6,9 @@ training iteration, right after the parameters are updated (``optimizer.step()``
 
 These rules leave a CPU-only script (one that picks ``"cpu"`` and names no accelerator:
 ``rule.ON_ACCELERATOR``) as it is, without a finding: nothing in it runs on an XLA device.
+
+PyTorch/XLA only: TorchTPU (``--runtime torch-tpu``) runs each op eagerly, as CUDA does, so
+there is no graph to cut and none of these rules runs there.
 """
 
 # This docstring is the family's section of docs/rules.md (python -m migrate_xla.docs).

@@ -77,6 +77,9 @@ class ElementWiseRead(Rule):
     (``itos[i]``), over an expression that is a tensor by the file's own code: a ``torch``
     function's result, a tensor method of one, an element or slice of one, a name assigned
     one, or the result of a function of the same file that returns one.
+
+    PyTorch/XLA only: under TorchTPU, which runs eagerly, each element read copies a value that
+    is already computed, as it did on CUDA; no graph runs again.
     """
 
     CODE = "XLA204"
@@ -90,6 +93,7 @@ class ElementWiseRead(Rule):
         r"\.item\(\)(?<=\w\.item\(\))[^\n]*\bfor\s+\w+\s+in\b",
     )
     REQUIRES = (ON_ACCELERATOR,)
+    RUNTIMES = ("torch-xla",)
     WHOLE_MODULE = True  # a tensor can come from a function defined anywhere in the file
     BEFORE = "y = logits.argmax(dim=-1)[0]\nprint(''.join(itos[int(i)] for i in y))\n"
     AFTER = "y = logits.argmax(dim=-1)[0]\nprint(''.join(itos[int(i)] for i in y.tolist()))\n"

@@ -29,6 +29,8 @@ class SyncInEvaluationLoop(Rule):
     that qualifies (a sync per inner iteration already cuts the outer loop's graph). A
     sampling loop that XLA705 cuts every token (it feeds a growing ``idx`` back to the model)
     gets no sync at its end: that would make the concatenation a graph of its own each token.
+
+    PyTorch/XLA only: TorchTPU runs each op eagerly, so an evaluation loop builds no graph to cut.
     """
 
     CODE = "XLA203"
@@ -37,6 +39,7 @@ class SyncInEvaluationLoop(Rule):
     FIX = SAFE
     TRIGGERS = (r"no_grad|inference_mode",)
     REQUIRES = (ON_ACCELERATOR,)
+    RUNTIMES = ("torch-xla",)
     CONTEXT = (BATCH_MOVE_CONTEXT,)
     BEFORE = "with torch.no_grad():\n    for x in batches:\n        total += model(x.to(device)).sum()\n"
     AFTER = (

@@ -36,6 +36,9 @@ class HostSyncInTrainingLoop(Rule):
     can stay on the device: the unsafe fix makes it ``total += loss.detach()`` (``total``
     becomes a tensor: read it once after the loop, e.g. with ``float(total)``).
     Matched by shape: any ``x.item()`` is taken to be a tensor's.
+
+    PyTorch/XLA only: under TorchTPU, which runs eagerly, a read waits for the ops before it as it
+    did on CUDA, and compiles nothing.
     """
 
     CODE = "XLA202"
@@ -45,6 +48,7 @@ class HostSyncInTrainingLoop(Rule):
     SEVERITY = "warning"
     TRIGGERS = (r"\.backward\(", r"\.step\(")  # it only looks inside loops that train
     REQUIRES = (ON_ACCELERATOR,)
+    RUNTIMES = ("torch-xla",)
     BEFORE = "for x, y in loader:\n    loss = model(x, y)\n    loss.backward()\n    optimizer.step()\n    total += loss.item()\n"
     AFTER = "for x, y in loader:\n    loss = model(x, y)\n    loss.backward()\n    optimizer.step()\n    total += loss.detach()\n"
 

@@ -56,6 +56,8 @@ class SyncAfterOptimizerStep(Rule):
     StepTrace syncs when it closes. Nothing is added inside an optimizer class (a base
     class named like an optimizer) or in a hand-written update in a function named
     ``step``: its caller's ``optimizer.step()`` gets the sync. Both kinds are matched by shape.
+
+    PyTorch/XLA only: TorchTPU runs each op eagerly, as CUDA does, so there is no pending graph to cut.
     """
 
     CODE = "XLA201"
@@ -64,6 +66,7 @@ class SyncAfterOptimizerStep(Rule):
     FIX = SAFE
     TRIGGERS = (r"\.step\(", r"\.grad\b")
     REQUIRES = (ON_ACCELERATOR,)
+    RUNTIMES = ("torch-xla",)
     CONTEXT = (SYNC_WORDS,)  # a sync around a helper's call keeps the helper's update from getting its own
     BEFORE = "for x, y in loader:\n    loss = model(x).sum()\n    loss.backward()\n    optimizer.step()\n"
     AFTER = "for x, y in loader:\n    loss = model(x).sum()\n    loss.backward()\n    optimizer.step()\n    torch_xla.sync()\n"

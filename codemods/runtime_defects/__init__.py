@@ -9,6 +9,9 @@ defect has a slow test that measures it in a child process and asserts it is sti
 (tests/test_runtime_defects.py), so a torch_xla upgrade shows which are gone, and its row in
 docs/runtime_defects.md; the measurements are on CPU PJRT, the only device here, and each
 says whether the defect is in the graph torch_xla builds (every device) or in a backend.
+
+PyTorch/XLA only: the defects are torch_xla's; under TorchTPU (``--runtime torch-tpu``) these
+rules do not run.
 """
 
 # This docstring is the family's section of docs/rules.md (python -m migrate_xla.docs).

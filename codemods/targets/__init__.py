@@ -11,6 +11,10 @@ is left to the XLA6xx distributed rules under ``multiprocess``, and flagged unde
 which cannot be mixed with multi-processing. A script that picks the CPU and names no
 accelerator (``rule.ON_ACCELERATOR``) runs on the CPU: the whole-script forms
 (XLA650-XLA671) leave it as it is.
+
+PyTorch/XLA only: ``--runtime torch-tpu`` refuses ``--target multiprocess`` and ``--target spmd``
+(``Settings.checked``), so with TorchTPU these rules never run: a TorchTPU script keeps its own
+launcher (``mp.spawn``, torchrun) and DDP over the ``tpu`` process group (the XLA6xx rules).
 """
 
 # This docstring is the family's section of docs/rules.md (python -m migrate_xla.docs).

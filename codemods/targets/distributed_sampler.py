@@ -40,6 +40,9 @@ class DistributedSamplerForTraining(TargetRule):
     whole. Loaders with a sampler of their own, or whose ``**kwargs`` the rule cannot
     read, are flagged. At world size 1 the sampler yields every sample, in the order of
     ``torch.randperm`` seeded with ``epoch`` (not the DataLoader's own random order).
+
+    PyTorch/XLA only: the shard comes from ``torch_xla.runtime``, and ``--runtime torch-tpu``
+    refuses ``--target multiprocess``.
     """
 
     CODE = "XLA651"
@@ -47,6 +50,7 @@ class DistributedSamplerForTraining(TargetRule):
     SUMMARY = "the training DataLoader gets a DistributedSampler over xr.world_size() replicas, with set_epoch"
     FIX = SAFE
     TARGETS = ("multiprocess",)
+    RUNTIMES = ("torch-xla",)
     TRIGGERS = (r"DataLoader",)
     BEFORE = (
         "from torch.utils.data import DataLoader\n"

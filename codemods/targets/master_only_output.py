@@ -26,6 +26,9 @@ class MasterOnlyOutput(TargetRule):
     names a rank, an ordinal or the master are left alone, and so is module-level code,
     which must not ask for the ordinal before ``torch_xla.launch`` starts the runtime.
     Saving needs nothing: ``xm.save`` (XLA501) writes from the master only by default.
+
+    PyTorch/XLA only: the master is ``xr.global_ordinal()``'s, and ``--runtime torch-tpu``
+    refuses ``--target multiprocess``.
     """
 
     CODE = "XLA652"
@@ -33,6 +36,7 @@ class MasterOnlyOutput(TargetRule):
     SUMMARY = "print / logging in the training code runs under xm.is_master_ordinal() only"
     FIX = SAFE
     TARGETS = ("multiprocess",)
+    RUNTIMES = ("torch-xla",)
     TRIGGERS = (r"print\(|log",)
     BEFORE = "def train(loader):\n    for x in loader:\n        print(x)\n"
     AFTER = "def train(loader):\n    for x in loader:\n        if xm.is_master_ordinal(local=False):\n            print(x)\n"

@@ -24,6 +24,9 @@ class OptimizerStepAcrossReplicas(TargetRule):
     matched by name as XLA201 does; a ``scaler.step(optimizer)`` that stays (float16
     GradScaler) is flagged: the scaler must see reduced gradients (call
     ``xm.reduce_gradients(optimizer)`` before it).
+
+    PyTorch/XLA only: ``xm.optimizer_step`` is torch_xla's, and ``--runtime torch-tpu`` refuses
+    ``--target multiprocess`` (a TorchTPU script keeps its own launcher and DDP over the ``tpu`` group).
     """
 
     CODE = "XLA650"
@@ -31,6 +34,7 @@ class OptimizerStepAcrossReplicas(TargetRule):
     SUMMARY = "optimizer.step() (and its sync) -> xm.optimizer_step(optimizer), which reduces gradients across replicas"
     FIX = SAFE
     TARGETS = ("multiprocess",)
+    RUNTIMES = ("torch-xla",)
     TRIGGERS = (r"\.step\(",)
     BEFORE = (
         "for x, y in loader:\n    loss = model(x, y)\n    loss.backward()\n    optimizer.step()\n    torch_xla.sync()\n"

@@ -29,6 +29,9 @@ class SpmdMesh(TargetRule):
     axis, ``data``, over all ``xr.global_runtime_device_count()`` devices. Parameters
     nobody annotates are replicated, so the model needs nothing; the global batch stays
     the DataLoader's batch size, split across the devices by XLA671.
+
+    PyTorch/XLA only: ``xs.Mesh`` and ``xr.use_spmd()`` are torch_xla's SPMD, and
+    ``--runtime torch-tpu`` refuses ``--target spmd``.
     """
 
     CODE = "XLA670"
@@ -36,6 +39,7 @@ class SpmdMesh(TargetRule):
     SUMMARY = "xr.use_spmd() and a global device mesh with a 'data' axis at the start of the script"
     FIX = SAFE
     TARGETS = ("spmd",)
+    RUNTIMES = ("torch-xla",)
     TRIGGERS = (r"__main__|\.backward\(",)
     BEFORE = 'if __name__ == "__main__":\n    main()\n'
     AFTER = (
@@ -99,6 +103,9 @@ class SpmdBatchSharding(TargetRule):
     tokens and labels all work. A training loop whose batches arrive otherwise (not as
     names of tensors from an MpDeviceLoader) gets a finding: it runs replicated, correct
     but without data parallelism.
+
+    PyTorch/XLA only: ``xs.mark_sharding`` is torch_xla's SPMD, and ``--runtime torch-tpu``
+    refuses ``--target spmd``.
     """
 
     CODE = "XLA671"
@@ -106,6 +113,7 @@ class SpmdBatchSharding(TargetRule):
     SUMMARY = "the batches of an MpDeviceLoader loop are sharded on their batch dimension (xs.mark_sharding)"
     FIX = SAFE
     TARGETS = ("spmd",)
+    RUNTIMES = ("torch-xla",)
     TRIGGERS = (r"\.to\(|\.cuda\(|MpDeviceLoader",)
     BEFORE = "for x, y in pl.MpDeviceLoader(loader, device):\n    loss = model(x, y)\n"
     AFTER = (
@@ -187,6 +195,9 @@ class SpmdWithMultiprocessing(Rule):
     SPMD process drives every device, so ``mp.spawn`` / ``torch_xla.launch``, process
     groups and ``DistributedDataParallel`` have to go, not be translated: the rule
     reports them and changes nothing (``--target multiprocess`` keeps that form).
+
+    PyTorch/XLA only: it guards torch_xla's SPMD form, and ``--runtime torch-tpu`` refuses
+    ``--target spmd``.
     """
 
     CODE = "XLA672"
@@ -195,6 +206,7 @@ class SpmdWithMultiprocessing(Rule):
     FIX = None
     SEVERITY = "error"
     TARGETS = ("spmd",)
+    RUNTIMES = ("torch-xla",)
     TRIGGERS = (r"spawn|start_processes|launch|init_process_group|DistributedDataParallel",)
     WHOLE_MODULE = True  # as the other target rules: one run of them sees the whole script
     BEFORE = "import torch.multiprocessing as mp\nmp.spawn(train, nprocs=8)\n"

@@ -30,6 +30,9 @@ class MultiprocessWorker(TargetRule):
     process with a status (``sys.exit(main())``): the workers' return values are lost.
     A file without a ``__main__`` block or module-level training is a library: its
     training code is converted where it is (XLA650-XLA652), its structure is kept.
+
+    PyTorch/XLA only: the worker is started by ``torch_xla.launch``, and ``--runtime torch-tpu``
+    refuses ``--target multiprocess``.
     """
 
     CODE = "XLA659"
@@ -37,6 +40,7 @@ class MultiprocessWorker(TargetRule):
     SUMMARY = "the training script runs in def _mp_fn(index), launched by torch_xla.launch(_mp_fn)"
     FIX = SAFE
     TARGETS = ("multiprocess",)
+    RUNTIMES = ("torch-xla",)
     TRIGGERS = (r"__main__|\.backward\(",)
     BEFORE = 'def main():\n    train()\n\n\nif __name__ == "__main__":\n    main()\n'
     AFTER = (
