@@ -1,4 +1,4 @@
-"""XLA610: a device count that guards a DataParallel wrap stays off on XLA."""
+"""XLA610: a device count that guards a DataParallel wrap stays off on XLA (and on TorchTPU)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,13 @@ COUNTS = DEVICE_COUNT | {"torch_xla.device_count"}
 _STORES = (cst.Assign, cst.AnnAssign)
 
 
-def _why(test: str, wrap: str) -> str:
+def _why(test: str, wrap: str, runtime: str = "torch-xla") -> str:
+    if runtime != "torch-xla":
+        return (
+            f"`{test}` guards `{wrap}`, which replicates over CUDA devices only (a TorchTPU process is bound to one "
+            "device, and `torch.tpu.set_device` refuses another): the check is now `False`; to train on several "
+            'TPU chips, run one process per chip (`mp.spawn` or torchrun) with DDP over the `"tpu"` process group'
+        )
     return (
         f"`{test}` guards `{wrap}`, which replicates over CUDA devices only (on XLA it wraps the model "
         "without replicating it, `device_ids=[]`, and adds `module.` to its state_dict keys): the check is now "
@@ -47,6 +53,11 @@ class DataParallelGuard(Rule):
     guide) or SPMD (``--target spmd``). A count is a ``device_count()`` call, or a name or
     attribute the file assigns one (``n_gpu``, ``args.n_gpu``); a wrap on the user's own
     flag (``args.ngpu > 1``) is the user's choice and stays.
+
+    Both runtimes: ``DataParallel`` cannot replicate over TorchTPU's devices either, since a
+    TorchTPU process is bound to one device (``torch.tpu.set_device`` refuses another index)
+    and the copies it would make between devices are CUDA's; the TODO then points to one
+    process per chip and DDP over the ``tpu`` process group.
     """
 
     CODE = "XLA610"
@@ -106,7 +117,7 @@ class DataParallelGuard(Rule):
         if not counts:
             return
         self.guards.update(map(id, counts))
-        self.flag(node, _why(code_of(node.test), code_of(wrap.func)))
+        self.flag(node, _why(code_of(node.test), code_of(wrap.func), self.ctx.runtime))
 
     def visit_If(self, node: cst.If) -> None:
         self._guard(node)
@@ -124,7 +135,8 @@ class DataParallelGuard(Rule):
             original,
             updated,
             cst.Name("False", lpar=updated.lpar, rpar=updated.rpar),
-            f"`{code_of(original)}` -> `False`: it guards DataParallel, which does not replicate on XLA",
+            f"`{code_of(original)}` -> `False`: it guards DataParallel, which does not replicate on "
+            + ("XLA" if self.ctx.runtime == "torch-xla" else self.ctx.api.title),
             drop_if_unused=[spec for call in calls for spec in self.ctx.import_behind(call.func)],
         )
 

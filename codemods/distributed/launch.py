@@ -1,5 +1,6 @@
 """XLA601: ``mp.spawn(fn, args=..., nprocs=...)`` becomes ``torch_xla.launch(fn, args=...)``
-(the migration guide's "Distributed Training")."""
+(the migration guide's "Distributed Training"); under TorchTPU the spawn stays, after
+``torch.tpu.distributed.set_tpu_launch_env``."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from codemods.distributed.common import DDP_GUIDE
 from codemods.distributed.launch_plan import LAUNCH_WORDS, LaunchPlan, launch_plan
 from migrate_xla.rule import (
     SAFE,
+    TORCH,
     TORCH_XLA,
     XR,
     FileContext,
@@ -29,6 +31,9 @@ def _without(elements, index: int):
     return kept
 
 
+LAUNCH_ENV = "torch.tpu.distributed.set_tpu_launch_env"  # TorchTPU's: before a launcher starts the workers
+
+
 class MpSpawnToLaunch(Rule):
     """``mp.spawn(fn, args=..., nprocs=...)`` becomes ``torch_xla.launch(fn, args=...)``.
 
@@ -46,6 +51,15 @@ class MpSpawnToLaunch(Rule):
     first line ``world_size = xr.world_size()``. Where the count is used for more than
     the spawn, or the worker is not a function of this file called only here, it is
     flagged.
+
+    Both runtimes. TorchTPU keeps ``mp.spawn`` (and its ``nprocs``, the world size counted
+    before it: ``torch.tpu.device_count()`` reads the chips without claiming them), but every
+    worker must see the same TPU launch environment (the chips' addresses and topology, which
+    nothing in torch sets), decided once in the parent before the spawn: TorchTPU's
+    ``torch.tpu.distributed.set_tpu_launch_env(nproc_per_node=...)`` sets it, and never
+    overwrites what is set already. So the spawn's statement gets that call before it, with the
+    spawn's ``nprocs``; a spawn that is not a statement of its own is flagged, and a file that
+    calls ``set_tpu_launch_env`` already is left as it is.
     """
 
     CODE = "XLA601"
@@ -70,7 +84,7 @@ class MpSpawnToLaunch(Rule):
         self.plan = launch_plan(self.ctx, node)
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
-        if id(original) not in self.plan.dropped_counts:
+        if id(original) not in self.plan.dropped_counts or self.ctx.runtime != "torch-xla":
             return updated
         self.ctx.forget_fixes_inside(original)
         return self.replace(
@@ -82,6 +96,14 @@ class MpSpawnToLaunch(Rule):
         )
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
+        if self.ctx.runtime != "torch-xla":
+            if id(original) in self.plan.spawns and not self._own_statement(original) and not self._launch_env_set():
+                self.flag(
+                    original,
+                    f"`{code_of(original.func)}` stays under {self.ctx.api.title}: call `{LAUNCH_ENV}(nproc_per_node=...)` "
+                    "in the parent before it, so that every worker sees the same TPU launch environment",
+                )
+            return updated
         if id(original) in self.plan.kept_counts:
             self.ctx.forget_fixes_inside(original)
             self.flag(
@@ -125,9 +147,53 @@ class MpSpawnToLaunch(Rule):
             drop_if_unused=self.ctx.import_behind(original.func),
         )
 
+    # -- TorchTPU: the spawn stays, after the TPU launch environment ------------------------------
+    def _own_statement(self, call: cst.Call) -> bool:
+        """Whether ``call`` is the one statement of its line (``mp.spawn(...)``)."""
+        line = self.ctx.statements[-1] if self.ctx.statements else None
+        return (
+            isinstance(line, cst.SimpleStatementLine)
+            and len(line.body) == 1
+            and isinstance(line.body[0], cst.Expr)
+            and line.body[0].value is call
+        )
+
+    def _launch_env_set(self) -> bool:
+        return "set_tpu_launch_env" in self.ctx.source
+
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
+        if self.ctx.runtime == "torch-xla" or len(original.body) != 1 or not isinstance(original.body[0], cst.Expr):
+            return updated
+        call = original.body[0].value
+        if id(call) not in self.plan.spawns or self._launch_env_set() or not isinstance(updated.body[0], cst.Expr):
+            return updated
+        nprocs = call_arg(call, 2, "nprocs")
+        now = updated.body[0].value
+        count = code_of(now.args[call.args.index(nprocs)].value) if nprocs is not None else "1"
+        setup = cst.SimpleStatementLine(
+            [cst.Expr(parse_expr(f"{LAUNCH_ENV}(nproc_per_node={' '.join(count.split())})"))],
+            leading_lines=updated.leading_lines,
+        )
+        lines = cst.FlattenSentinel([setup, updated.with_changes(leading_lines=[])])
+        if (
+            self.replace(
+                original,
+                updated,
+                lines,
+                f"`{code_of(call.func)}` stays under {self.ctx.api.title}; `{LAUNCH_ENV}(...)` added before it: every "
+                "worker must see the same TPU launch environment (the chips' addresses and topology), set once in "
+                "the parent before the spawn",
+                imports=[TORCH],
+            )
+            is not lines
+        ):
+            return updated
+        setup = self.ctx.attach_todos(original, setup)  # the runner does it for one statement only
+        return cst.FlattenSentinel([setup, updated.with_changes(leading_lines=[])])
+
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef):
         index = self.plan.workers.get(id(original))
-        if index is None:
+        if index is None or self.ctx.runtime != "torch-xla":
             return updated
         param = original.params.params[index]
         params = drop_items(updated.params.params, lambda p: p is updated.params.params[index])

@@ -14,7 +14,6 @@ from migrate_xla.rule import (
     GAP,
     ON_ACCELERATOR,
     SAFE,
-    TORCH_XLA,
     XR,
     FileContext,
     Rule,
@@ -48,6 +47,10 @@ class XlaOrdinals(Rule):
     stored as the world size becomes ``xr.world_size()``: ``torch_xla.device_count()``
     (XLA105) counts the devices this process addresses, one under ``torch_xla.launch``.
     Rank-0 checks keep their meaning: the global ordinal 0 is the master.
+
+    PyTorch/XLA only: under TorchTPU the script keeps its launcher (torchrun sets ``RANK`` and
+    the rest, ``mp.spawn`` passes the index) and its ``tpu`` process group answers
+    ``dist.get_rank()`` as NCCL's did.
     """
 
     CODE = "XLA604"
@@ -56,6 +59,7 @@ class XlaOrdinals(Rule):
     FIX = SAFE
     TRIGGERS = (r"RANK|WORLD_SIZE", r"get_rank|get_world_size|get_node_local_rank", r"device_count")
     REQUIRES = (ON_ACCELERATOR,)  # a CPU-only script's gloo ranks stay its own
+    RUNTIMES = ("torch-xla",)
     CONTEXT = MpSpawnToLaunch.TRIGGERS  # the launch plan's spawn calls
     BEFORE = (
         "import os\n\nimport torch.distributed as dist\n\n"
@@ -142,11 +146,14 @@ class RankAsDevice(Rule):
     ``torch_xla.device()`` returns. Matched by shape: a ``.to(...)`` whose only
     positional argument, or a ``device=`` argument, is a name ending in ``rank`` (or
     ``gpu``, ``device_id``); the diagnostic says it guessed.
+
+    Both runtimes: a TorchTPU process is bound to one device too (``torch.tpu.set_device``
+    refuses another index), which ``torch.device("tpu")`` names.
     """
 
     CODE = "XLA605"
     NAME = "rank-as-device"
-    SUMMARY = ".to(rank) and device=local_rank become the XLA device"
+    SUMMARY = ".to(rank) and device=local_rank become the XLA device (TorchTPU's under torch-tpu)"
     FIX = SAFE
     # A RANK_NAME (any case) as an argument, so followed by , or ); of .to( or device=
     TRIGGERS = (rf"(?:[rR][aA][nN][kK]|[gG][pP][uU](?:_[iI][dD])?|[dD][eE][vV][iI][cC][eE]_[iI][dD]){GAP}[,)]",)
@@ -168,14 +175,15 @@ class RankAsDevice(Rule):
         ]
         if not moved:
             return updated
+        api = self.ctx.api
         args = list(updated.args)
         for i in moved:
-            args[i] = args[i].with_changes(value=parse_expr("torch_xla.device()"))
+            args[i] = args[i].with_changes(value=parse_expr(api.device))
         names = ", ".join(f"`{code_of(original.args[i].value)}`" for i in moved)
         return self.replace(
             original,
             updated,
             updated.with_changes(args=args),
-            f"{names} as a CUDA device index -> `torch_xla.device()` (matched by name: taken for a rank)",
-            imports=[TORCH_XLA],
+            f"{names} as a CUDA device index -> `{api.device}` (matched by name: taken for a rank)",
+            imports=api.imports,
         )

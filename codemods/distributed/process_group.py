@@ -1,5 +1,6 @@
 """XLA602-XLA603: the process group and DDP in the DDP guide's form: the ``xla`` backend
-with ``init_method="xla://"`` (XLA602), ``DDP(model)`` without CUDA device ids (XLA603)."""
+with ``init_method="xla://"`` (XLA602), ``DDP(model)`` without CUDA device ids (XLA603);
+under TorchTPU, its ``tpu`` backend and ``DDP(model)`` without CUDA device ids."""
 
 from __future__ import annotations
 
@@ -27,6 +28,22 @@ def _names_backend(name: str) -> bool:
     return "backend" in name.lower()
 
 
+def _tpu_backend(node: cst.CSTNode, device_type: str, backend: str) -> str:
+    """The TorchTPU backend string for a CUDA one: ``"tpu"``, or, for a string that names a
+    backend per device type (``"cuda:nccl,cpu:gloo"``), the CUDA pair made TorchTPU's
+    (``"tpu:tpu,cpu:gloo"``), so that the CPU's group stays."""
+    value = string_value(node)
+    if value is None or ":" not in value:
+        return backend
+    pairs = [pair.split(":", 1) for pair in value.split(",")]
+    if any(len(pair) != 2 for pair in pairs):
+        return backend
+    return ",".join(
+        f"{device_type}:{backend}" if kind.strip() == "cuda" or name.strip() == "nccl" else f"{kind}:{name}"
+        for kind, name in pairs
+    )
+
+
 class XlaProcessGroup(Rule):
     """``dist.init_process_group("nccl", ...)`` becomes the XLA backend's group.
 
@@ -39,6 +56,15 @@ class XlaProcessGroup(Rule):
     or ``mpi`` groups are CPU groups and stay. NCCL names stored for later
     (``backend = "nccl"``, an argparse ``--dist-backend`` default, a parameter default)
     become ``"xla"`` so the script reports what it runs.
+
+    Both runtimes. TorchTPU registers its collectives as an ordinary process-group backend,
+    ``"tpu"`` (also ``"tpu_dist"``), for the device type ``tpu``: there the NCCL backend (a
+    literal, a variable or flag, the stored names above) becomes ``"tpu"``, and ``rank=``,
+    ``world_size=``, ``init_method=``, a ``store`` and ``device_id=`` stay as the script had
+    them (torchrun's ``env://`` rendezvous works as on GPUs; there is no ``xla://``). A string
+    that names a backend per device type keeps its CPU pair (``"cuda:nccl,cpu:gloo"`` becomes
+    ``"tpu:tpu,cpu:gloo"``). A group without a backend stays: torch picks TorchTPU's for the
+    ``tpu`` device. No import is needed: torch loads TorchTPU, and its backends, by itself.
     """
 
     CODE = "XLA602"
@@ -53,6 +79,8 @@ class XlaProcessGroup(Rule):
         if self.qualname(original.func) != INIT_PROCESS_GROUP:
             return self._backend_default(original, updated)
         backend = call_arg(original, 0, "backend")
+        if self.ctx.runtime != "torch-xla":
+            return self._tpu_group(original, updated, backend)
         if backend is not None and string_value(backend.value) in CPU_BACKENDS | {"xla"}:
             return updated
         if len([a for a in original.args if a.keyword is None]) > 1 or any(a.star for a in original.args):
@@ -92,6 +120,22 @@ class XlaProcessGroup(Rule):
             imports=[XLA_BACKEND],
         )
 
+    def _tpu_group(self, original: cst.Call, updated: cst.Call, backend: cst.Arg | None):
+        """TorchTPU's group: the backend becomes ``"tpu"``; everything else stays."""
+        api = self.ctx.api
+        if backend is None or (string_value(backend.value) is not None and not _is_nccl(backend.value)):
+            return updated  # no backend (torch picks TorchTPU's for its device), gloo, or TorchTPU's already
+        self.ctx.forget_fixes_inside(backend.value)
+        new = cst.SimpleString(f'"{_tpu_backend(backend.value, api.device_type, api.backend)}"')
+        args = [a.with_changes(value=new) if o is backend else a for o, a in zip(original.args, updated.args)]
+        return self.replace(
+            original,
+            updated,
+            updated.with_changes(args=args),
+            f"`{code_of(backend.value)}` -> `{new.value}`, {api.title}'s process-group backend: the rank, world size "
+            "and rendezvous stay as they were",
+        )
+
     def _backend_default(self, original: cst.Call, updated: cst.Call):
         """``parser.add_argument("--dist-backend", default="nccl")``."""
         func = original.func
@@ -104,8 +148,11 @@ class XlaProcessGroup(Rule):
         return self._to_xla(original, updated, default.value, "argparse default")
 
     def _to_xla(self, original, updated, value: cst.BaseExpression, where: str):
-        """``updated`` with its NCCL ``value`` (an argument's, or an assignment's) made ``"xla"``."""
-        xla = cst.SimpleString('"xla"')
+        """``updated`` with its NCCL ``value`` (an argument's, or an assignment's) made ``"xla"``
+        (TorchTPU's ``"tpu"``)."""
+        api = self.ctx.api
+        on_xla = self.ctx.runtime == "torch-xla"
+        xla = cst.SimpleString('"xla"' if on_xla else f'"{_tpu_backend(value, api.device_type, api.backend)}"')
         if isinstance(updated, cst.Call):
             replacement = updated.with_changes(
                 args=[a.with_changes(value=xla) if o.value is value else a for o, a in zip(original.args, updated.args)]
@@ -115,7 +162,11 @@ class XlaProcessGroup(Rule):
         else:
             replacement = updated.with_changes(value=xla)
         return self.replace(
-            original, updated, replacement, f'`{code_of(value)}` ({where}) -> `"xla"`', imports=[XLA_BACKEND]
+            original,
+            updated,
+            replacement,
+            f"`{code_of(value)}` ({where}) -> `{xla.value}`",
+            imports=[XLA_BACKEND] if on_xla else [],
         )
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
@@ -143,6 +194,12 @@ class DdpXlaForm(Rule):
     process owns one device), and gradients kept as views of DDP's buckets save a copy
     of every gradient, which the guide recommends for memory and speed. Other options
     (``find_unused_parameters``, ``broadcast_buffers``, ...) stay.
+
+    Both runtimes. A TorchTPU process is bound to one device (``torch.tpu.set_device`` refuses
+    another index), the one its model is on (``torch.device("tpu")``, XLA605's): a CUDA index
+    from the rank could name another, so ``device_ids`` and ``output_device`` go there too
+    and DDP uses the model's device; ``gradient_as_bucket_view`` is the XLA guide's advice and is
+    not added.
     """
 
     CODE = "XLA603"
@@ -164,7 +221,8 @@ class DdpXlaForm(Rule):
             return updated
         device_args = [call_arg(original, 1, "device_ids"), call_arg(original, 2, "output_device")]
         dropped = {i for i, a in enumerate(original.args) if a in device_args and a is not None}
-        has_views = call_arg(original, None, "gradient_as_bucket_view") is not None
+        on_xla = self.ctx.runtime == "torch-xla"
+        has_views = call_arg(original, None, "gradient_as_bucket_view") is not None or not on_xla
         if not dropped and has_views:
             return updated
         gone = {id(updated.args[i]) for i in dropped}
@@ -173,10 +231,10 @@ class DdpXlaForm(Rule):
             call = append_keyword(call, "gradient_as_bucket_view", cst.Name("True"))
         for i in dropped:
             self.ctx.forget_fixes_inside(original.args[i])
-        return self.replace(
-            original,
-            updated,
-            call,
+        message = (
             "DDP on XLA (DDP guide): no device ids, each process owns its device; `gradient_as_bucket_view=True` "
-            "saves a copy of the gradients",
+            "saves a copy of the gradients"
+            if on_xla
+            else f"DDP on {self.ctx.api.title}: no CUDA device ids, each process is bound to one device, the model's"
         )
+        return self.replace(original, updated, call, message)

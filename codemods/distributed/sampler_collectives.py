@@ -22,6 +22,9 @@ class DistributedSamplerShards(Rule):
     runtime's; a number written in the code (``num_replicas=1``) is the author's choice
     and stays, and so do missing arguments: the sampler then asks the process group,
     which the xla backend answers with the same values.
+
+    PyTorch/XLA only: under TorchTPU the script's ranks are right (its launcher and ``tpu``
+    process group are a GPU script's), and the sampler keeps them.
     """
 
     CODE = "XLA606"
@@ -29,6 +32,7 @@ class DistributedSamplerShards(Rule):
     SUMMARY = "DistributedSampler(num_replicas=..., rank=...) reads xr.world_size() and xr.global_ordinal()"
     FIX = SAFE
     TRIGGERS = (r"DistributedSampler",)
+    RUNTIMES = ("torch-xla",)
     BEFORE = (
         "from torch.utils.data import DistributedSampler\n\n"
         "sampler = DistributedSampler(dataset, num_replicas=world_size, rank=rank)\n"
@@ -73,6 +77,10 @@ class XlaCollectives(Rule):
     scale=1.0 / xr.world_size())`` (in place, as before). ``destroy_process_group()``
     stays: it releases the xla group like any other. A barrier of a subgroup or one
     whose result is used is flagged.
+
+    PyTorch/XLA only: TorchTPU's ``tpu`` backend is an ordinary process-group backend whose
+    ``barrier`` waits (the xla backend's does not), so ``dist.barrier()`` and ``dist.all_reduce``
+    stay there as the GPU script wrote them.
     """
 
     CODE = "XLA607"
@@ -80,6 +88,7 @@ class XlaCollectives(Rule):
     SUMMARY = "dist.barrier() becomes xm.rendezvous('barrier'); all_reduce with AVG becomes xm.all_reduce"
     FIX = SAFE
     TRIGGERS = (r"barrier\(", words("AVG"))
+    RUNTIMES = ("torch-xla",)
     BEFORE = "import torch.distributed as dist\n\ndist.barrier()\ndist.all_reduce(loss, op=dist.ReduceOp.AVG)\n"
     AFTER = '\nxm.rendezvous("barrier")\nxm.all_reduce(xm.REDUCE_SUM, [loss], scale=1.0 / xr.world_size())\n'
 

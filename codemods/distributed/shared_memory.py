@@ -32,6 +32,33 @@ STAYS = (
 )
 
 
+# TorchTPU's words: the same training, one process per chip over its "tpu" process group
+TPU_DATA_PARALLEL = (
+    "train data parallel instead: one process per TPU chip (`mp.spawn` or torchrun), each with its own "
+    'replica of the model, the gradients averaged by DDP over the `"tpu"` process group'
+)
+
+TPU_STAYS = (
+    "the call is left as it is: a person decides what replaces it "
+    "(removed alone, each worker would train its own copy of the model)"
+)
+
+
+def _why_tpu(call: str, workers: str | None) -> str:
+    if workers is None:
+        return (
+            f"`{call}` is meant to put the module's tensors in shared memory for other processes: on TorchTPU's "
+            "device it does nothing (torch shares only CPU storages), and processes cannot share "
+            f"them, each being bound to its own chip; remove it (to train on several chips, {TPU_DATA_PARALLEL}; "
+            f"{TPU_STAYS})"
+        )
+    return (
+        f"`{call}` shares the model with the workers `{workers}` starts, which all update it (Hogwild): "
+        "TorchTPU's tensors live in device memory, which processes cannot share (each is bound to its own chip), "
+        f"so this training cannot run on TorchTPU; {TPU_DATA_PARALLEL}; {TPU_STAYS}"
+    )
+
+
 def _why(call: str, workers: str | None) -> str:
     if workers is None:
         return (
@@ -65,6 +92,11 @@ class SharedMemoryTraining(Rule):
     ``.share_memory()`` without arguments); a tensor's ``share_memory_()`` is not flagged,
     since a host buffer the workers fill (a replay buffer, a counter) stays on the CPU and
     works.
+
+    Both runtimes: under TorchTPU the model is in device memory too, which ``share_memory()``
+    leaves where it is (torch shares only CPU storages) and no other process can reach (each is
+    bound to its own chip); the finding says so, with one process per chip and DDP over the
+    ``tpu`` process group.
     """
 
     CODE = "XLA611"
@@ -113,4 +145,5 @@ class SharedMemoryTraining(Rule):
         if isinstance(func, cst.Attribute) and func.attr.value == "share_memory" and not node.args:
             if not self.looked:
                 self._find_workers()
-            self.flag(node, _why(snippet(node), self.workers))
+            why = _why if self.ctx.runtime == "torch-xla" else _why_tpu
+            self.flag(node, why(snippet(node), self.workers))
