@@ -7,7 +7,7 @@ runtime needs says so in its ``RUNTIMES`` instead (``torch_xla.sync()`` and
 ``MpDeviceLoader`` exist because PyTorch/XLA is lazy; TorchTPU is eager).
 
 TorchTPU's facts come from ``tpu_api.py``, generated from its wheel: the device name,
-the process-group backend, and ``torch.tpu``'s names (``Runtime.has``).
+the process-group and torch.compile backends, and ``torch.tpu``'s names (``Runtime.has``).
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ class Runtime:
     device_count: str  # an expression: how many devices the process sees
     is_available: str  # an expression: whether there is a device
     backend: str  # init_process_group's backend
+    compile_backend: str  # torch.compile's backend for the device
     module: str | None  # the module that mirrors torch.cuda (torch.tpu); None: none does
     lazy: bool  # execution is traced and cut into graphs (torch_xla.sync(), MpDeviceLoader)
 
@@ -69,6 +70,7 @@ TORCH_XLA_RUNTIME = Runtime(
     device_count="torch_xla.device_count()",
     is_available="bool(torch_xla.device_count())",
     backend="xla",
+    compile_backend="openxla",
     module=None,
     lazy=True,
 )
@@ -81,6 +83,7 @@ TORCH_TPU_RUNTIME = Runtime(
     device_count="torch.tpu.device_count()",
     is_available="torch.tpu.is_available()",
     backend=tpu_api.PROCESS_GROUP_BACKENDS[-1],
+    compile_backend=tpu_api.COMPILE_BACKEND,
     module="torch.tpu",
     lazy=False,
 )

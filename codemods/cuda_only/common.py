@@ -9,7 +9,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from migrate_xla.rule import SAFE, FileContext, Import, Rule, code_of, parse_expr, snippet
+from migrate_xla.rule import RUNTIME, SAFE, FileContext, Import, Rule, code_of, parse_expr, snippet
 
 GUIDE = "https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html"
 # What the messages cite under --runtime torch-tpu: TorchTPU's own page (its PyPI project),
@@ -19,9 +19,7 @@ TPU_AMP_GUIDE = "https://docs.pytorch.org/docs/stable/amp.html"
 TPU_PROFILING_DOC = "https://docs.pytorch.org/docs/stable/profiler.html"
 TPU_COMPILE_DOC = "https://docs.pytorch.org/docs/stable/generated/torch.compile.html"
 TPU_PALLAS_DOC = "https://docs.jax.dev/en/latest/pallas/index.html"
-# torch.compile's TorchTPU backend (tpu_api.COMPILE_BACKEND, which a rule cannot import:
-# rules reach migrate_xla through migrate_xla.rule only; tests check the fixtures' output)
-TPU_COMPILE_BACKEND = "tpu"
+TPU_COMPILE_BACKEND = RUNTIME["torch-tpu"].compile_backend  # torch.compile(..., backend="tpu")
 
 # Calls whose string arguments are messages, not devices: print("cuda"), logger.info("cuda").
 MESSAGE_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "exception", "log", "write"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.cuda_only.common import DYNAMO_DOC, TPU_COMPILE_BACKEND, TPU_COMPILE_DOC
+from codemods.cuda_only.common import DYNAMO_DOC, TPU_COMPILE_DOC
 from migrate_xla.rule import EQUAL, UNSAFE, Rule, append_keyword, call_arg, code_of, snippet, string_value
 
 INDUCTOR_ONLY = {"cudagraphs"}
@@ -47,16 +47,18 @@ class TorchCompileBackend(Rule):
 
     TPU_MESSAGE = (
         "`{code}` compiles with inductor, which generates GPU (Triton) or CPU code, not TPU code: "
-        f'`backend="{TPU_COMPILE_BACKEND}"` compiles for the TPU with TorchTPU\'s backend (or drop '
+        '`backend="{backend}"` compiles for the TPU with TorchTPU\'s backend (or drop '
         f"`torch.compile`: TorchTPU runs the model eagerly); see {TPU_COMPILE_DOC}"
     )
 
     def _backend(self) -> str:
         """The backend ``torch.compile`` gets on this run's runtime."""
-        return "openxla" if self.ctx.runtime == "torch-xla" else TPU_COMPILE_BACKEND
+        return self.ctx.api.compile_backend
 
     def _message(self, code: str) -> str:
-        return (self.MESSAGE if self.ctx.runtime == "torch-xla" else self.TPU_MESSAGE).format(code=code)
+        return (self.MESSAGE if self.ctx.runtime == "torch-xla" else self.TPU_MESSAGE).format(
+            code=code, backend=self._backend()
+        )
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         if self.qualname(original.func) != "torch.compile" or any(a.star for a in original.args):
@@ -86,7 +88,7 @@ class TorchCompileBackend(Rule):
             else:
                 message = (
                     f"{what} tunes torch.compile for NVIDIA GPUs (CUDA graphs, Triton autotuning) and has no "
-                    f'TPU meaning: compile with `torch.compile(..., backend="{TPU_COMPILE_BACKEND}")` and no '
+                    f'TPU meaning: compile with `torch.compile(..., backend="{self._backend()}")` and no '
                     f"mode / options, or drop `torch.compile` (TorchTPU runs the model eagerly); see {TPU_COMPILE_DOC}"
                 )
             self.flag(original, message)
