@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from migrate_xla import registry
-from migrate_xla.findings import TARGETS, UNSAFE, Diagnostic
+from migrate_xla.findings import RUNTIMES, TARGETS, UNSAFE, Diagnostic
 from migrate_xla.run import FileResult
 
 UNSAFE_HINT = "unsafe fix available with --unsafe-fixes"
@@ -348,6 +348,8 @@ def explain(rule, markdown: bool = False) -> str:
     )
     if tuple(rule.TARGETS) != TARGETS:  # a target's own rule: say which --target runs it
         facts += f"    Only with: --target {' / '.join(rule.TARGETS)}"
+    if tuple(rule.RUNTIMES) != RUNTIMES:  # a runtime's own rule: say which --runtime runs it
+        facts += f"    Only with: --runtime {' / '.join(rule.RUNTIMES)}"
     examples = [("Before", rule.BEFORE), ("After", rule.AFTER or "(removed)\n")] if rule.BEFORE else []
     links = rule_links(rule)
     if not markdown:
