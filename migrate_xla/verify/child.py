@@ -21,7 +21,9 @@ What it does:
 - at the first step, records the model's parameters (count, tied groups) and whether
   the optimizers hold them; with ``diagnose``, the norm of every parameter and gradient
   at every step;
-- in the reference run without a GPU, emulates CUDA on the CPU (the shim);
+- in the reference run without a GPU, emulates CUDA on the CPU (the shim); in the
+  migrated run of a TorchTPU migration (``--runtime torch-tpu``), emulates the "tpu"
+  device and ``torch.tpu`` on the CPU the same way, without torch_xla;
 - in the XLA run, reads torch_xla's metrics: compilations and executions by step, CPU
   fallbacks;
 - on SIGTERM (the harness's timeout), writes what it recorded so far.
@@ -111,7 +113,7 @@ class Recorder:
                 self._note_parameters()
             if self.diagnose:
                 self.tensors_by_step.append(_tensor_norms(self._named_parameters()))
-            if self.role == "migrated" and "torch_xla" in sys.modules:
+            if self.role == "migrated" and _on_xla():
                 compilations, executions = _xla_counts()
                 self.compilations_by_step.append(compilations)
                 self.executions_by_step.append(executions)
@@ -231,7 +233,7 @@ class Recorder:
         if self.float64_cost is not None:
             record["float64_cost"] = self.float64_cost
         try:
-            if self.role == "migrated" and "torch_xla" in sys.modules and how != "float64-cost":
+            if self.role == "migrated" and _on_xla() and how != "float64-cost":
                 import torch_xla
 
                 torch_xla.sync()  # what the script does after a step; cached, no new graph
@@ -348,6 +350,11 @@ def _xla_ordinal() -> int:
         return xr.global_ordinal()
     except Exception:
         return 0
+
+
+def _on_xla() -> bool:
+    """Whether torch_xla runs in this process (a TorchTPU run makes it unimportable: None)."""
+    return sys.modules.get("torch_xla") is not None
 
 
 _live_optimizers: dict = {}  # every optimizer that stepped, in the order of its first step
@@ -791,14 +798,21 @@ def _install_float64() -> None:
     torch.set_default_dtype(torch.float64)
 
 
-# -- CUDA emulated on the CPU (reference run without a GPU) ------------------------------
+# -- a device emulated on the CPU: CUDA (the reference run without a GPU), TorchTPU's "tpu" --
+#
+# The same machinery for both, by device type: every device of that type, wherever a device
+# is given (a name, "cuda:0", a torch.device, a bare index, device= keywords, .to(...)), is
+# made the CPU by a torch function mode; the device module (torch.cuda, torch.tpu) answers
+# as one device would; Tensor.cuda()/.tpu() and Module.cuda()/.tpu() keep the tensor;
+# autocast, GradScaler, torch.load, the process-group backend and DDP's device ids all
+# point at the CPU.
 
 
-def _cpu_if_cuda(value):
-    """``value`` with a CUDA device (a name, a torch.device, a bare index) made the CPU."""
-    if isinstance(value, str) and value.startswith("cuda"):
+def _on_cpu(value, device_type: str):
+    """``value`` with a device of ``device_type`` (a name, a torch.device, a bare index) made the CPU."""
+    if isinstance(value, str) and (value == device_type or value.startswith(device_type + ":")):
         return "cpu"
-    if isinstance(value, torch.device) and value.type == "cuda":
+    if isinstance(value, torch.device) and value.type == device_type:
         return torch.device("cpu")
     if isinstance(value, int) and not isinstance(value, bool):
         return "cpu"
@@ -808,19 +822,19 @@ def _cpu_if_cuda(value):
 _LEGACY_NAMES: dict[str, str] = {}  # "torch.cuda.FloatTensor": "torch.FloatTensor", filled by the shim
 
 
-def _decuda(func, args, kwargs):
-    """Arguments with CUDA devices replaced by the CPU, or None when there were none."""
+def _decuda(func, args, kwargs, device_type: str = "cuda"):
+    """Arguments with devices of ``device_type`` replaced by the CPU, or None when there were none."""
     changed = False
     if (
         func is torch.Tensor.type and len(args) > 1 and isinstance(args[1], str) and args[1] in _LEGACY_NAMES
     ):  # x.type("torch.cuda.FloatTensor")
         args = (args[0], _LEGACY_NAMES[args[1]], *args[2:])
         changed = True
-    if "device" in kwargs and _cpu_if_cuda(kwargs["device"]) is not kwargs["device"]:
-        kwargs = {**kwargs, "device": _cpu_if_cuda(kwargs["device"])}
+    if "device" in kwargs and _on_cpu(kwargs["device"], device_type) is not kwargs["device"]:
+        kwargs = {**kwargs, "device": _on_cpu(kwargs["device"], device_type)}
         changed = True
     if func is torch.Tensor.to and len(args) > 1 and isinstance(args[1], (str, torch.device, int)):
-        new = _cpu_if_cuda(args[1])
+        new = _on_cpu(args[1], device_type)
         if new is not args[1]:
             args = (args[0], new, *args[2:])
             changed = True
@@ -828,14 +842,22 @@ def _decuda(func, args, kwargs):
 
 
 class EmulationMode(TorchFunctionMode):
-    """Sees every torch call of the reference run and maps CUDA devices to the CPU."""
+    """Sees every torch call of an emulated run and maps the emulated device to the CPU."""
+
+    device_type = "cuda"
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        fixed = _decuda(func, args, kwargs)
+        fixed = _decuda(func, args, kwargs, self.device_type)
         if fixed is not None:
             args, kwargs = fixed
         return func(*args, **kwargs)
+
+
+class TpuEmulationMode(EmulationMode):
+    """The migrated run of a TorchTPU migration: the "tpu" device mapped to the CPU."""
+
+    device_type = "tpu"
 
 
 def _enter_in_every_thread(mode_types: list[type[TorchFunctionMode]]) -> None:
@@ -963,8 +985,85 @@ class _StreamContext:
         return False
 
 
+def _install_device_shim(device_type: str, module, backends: tuple[str, ...]) -> None:
+    """What every emulated device gets: ``module`` (torch.cuda, torch.tpu) with CPU streams and
+    events, ``Tensor.<device_type>()`` and ``Module.<device_type>()`` keeping the tensor,
+    autocast and GradScaler on the CPU, ``torch.load`` onto the CPU, ``backends`` of
+    init_process_group as gloo, DDP without device ids, and ``torch.accelerator`` answering
+    the script as one device would."""
+    # streams and events (a data loader that prefetches on a side stream, timm's style)
+    default_stream = _Stream()
+    module.Stream = _Stream
+    module.Event = _Event
+    module.StreamContext = _StreamContext
+    module.stream = _StreamContext
+    module.current_stream = lambda device=None: default_stream
+    module.default_stream = lambda device=None: default_stream
+    module.set_stream = _returning(None)
+    torch.Tensor.record_stream = lambda self, stream: None
+    setattr(torch.Tensor, device_type, lambda self, *args, **kwargs: self)
+    setattr(torch.nn.Module, device_type, lambda self, *args, **kwargs: self)
+    torch.Tensor.pin_memory = lambda self, *args, **kwargs: self
+    if hasattr(torch, "accelerator"):
+        accelerator = torch.accelerator
+        if device_type == "cuda":  # a CPU build of torch has no accelerator: one for everybody
+            accelerator.is_available = _returning(True)
+            accelerator.current_accelerator = _returning(torch.device("cpu"))
+        else:  # the renamed privateuse1 device is the accelerator already; torch's internals see none
+            accelerator.is_available = _for_user_code(accelerator.is_available, True)
+        accelerator.device_count = _returning(1)
+        accelerator.set_device_index = _returning(None)
+        accelerator.current_device_index = _returning(0)
+        accelerator.synchronize = _returning(None)
+
+    emulated = device_type
+    autocast_init = torch.amp.autocast_mode.autocast.__init__
+
+    def autocast(self, device_type=emulated, *args, **kwargs):
+        autocast_init(self, "cpu" if device_type == emulated else device_type, *args, **kwargs)
+
+    torch.amp.autocast_mode.autocast.__init__ = autocast
+
+    scaler_init = torch.amp.GradScaler.__init__
+
+    def grad_scaler(self, device=emulated, *args, **kwargs):
+        scaler_init(self, "cpu" if device == emulated else device, *args, **kwargs)
+
+    torch.amp.GradScaler.__init__ = grad_scaler
+
+    load = torch.load
+
+    def load_on_cpu(*args, map_location=None, **kwargs):
+        if callable(map_location):
+            map_location = "cpu"
+        return load(*args, map_location=_on_cpu(map_location, emulated), **kwargs)
+
+    torch.load = load_on_cpu
+
+    import torch.distributed as dist
+
+    init_process_group = dist.init_process_group
+
+    def gloo_instead(backend=None, *args, **kwargs):
+        if isinstance(backend, str) and any(name in backend for name in backends):
+            backend = "gloo"
+        return init_process_group(backend, *args, **kwargs)
+
+    dist.init_process_group = gloo_instead
+
+    # DDP's device ids name devices; for a module on the CPU it takes none (and raises otherwise).
+    ddp = torch.nn.parallel.DistributedDataParallel
+    ddp_init = ddp.__init__
+
+    def ddp_on_cpu(self, module, device_ids=None, output_device=None, *args, **kwargs):
+        ddp_init(self, module, None, None, *args, **kwargs)
+
+    ddp.__init__ = ddp_on_cpu
+
+
 def _install_cuda_shim(float64: bool = False) -> None:
     cuda = torch.cuda
+    _install_device_shim("cuda", cuda, ("nccl",))
     # legacy typed tensors: torch.cuda.FloatTensor(batch, 1), x.type(torch.cuda.LongTensor), ...
     cpu_types = _cpu_types(float64)
     for name, cpu_type in cpu_types.items():
@@ -978,19 +1077,6 @@ def _install_cuda_shim(float64: bool = False) -> None:
 
     torch.set_default_tensor_type = default_tensor_type_on_cpu
     _LEGACY_NAMES.update({f"torch.cuda.{name}": f"torch.{t.__name__}" for name, t in cpu_types.items()})
-    # streams and events (a data loader that prefetches on a side stream, timm's style)
-    default_stream = _Stream()
-    cuda.Stream = _Stream
-    cuda.Event = _Event
-    cuda.StreamContext = _StreamContext
-    cuda.stream = _StreamContext
-    cuda.current_stream = lambda device=None: default_stream
-    cuda.default_stream = lambda device=None: default_stream
-    cuda.set_stream = _returning(None)
-    torch.Tensor.record_stream = lambda self, stream: None
-    torch.Tensor.cuda = lambda self, *args, **kwargs: self
-    torch.nn.Module.cuda = lambda self, *args, **kwargs: self
-    torch.Tensor.pin_memory = lambda self, *args, **kwargs: self
     for name in (
         "set_device",
         "synchronize",
@@ -1017,59 +1103,131 @@ def _install_cuda_shim(float64: bool = False) -> None:
     )
     cuda.get_device_capability = _returning((0, 0))
     cuda.mem_get_info = _returning((0, 0))
-    if hasattr(torch, "accelerator"):
-        accelerator = torch.accelerator
-        accelerator.is_available = _returning(True)
-        accelerator.current_accelerator = _returning(torch.device("cpu"))
-        accelerator.device_count = _returning(1)
-        accelerator.set_device_index = _returning(None)
-        accelerator.current_device_index = _returning(0)
-        accelerator.synchronize = _returning(None)
-
-    autocast_init = torch.amp.autocast_mode.autocast.__init__
-
-    def autocast(self, device_type="cuda", *args, **kwargs):
-        autocast_init(self, "cpu" if device_type == "cuda" else device_type, *args, **kwargs)
-
-    torch.amp.autocast_mode.autocast.__init__ = autocast
+    autocast_init = torch.amp.autocast_mode.autocast.__init__  # the shim's: "cpu" stays "cpu"
     torch.cuda.amp.autocast.__init__ = lambda self, enabled=True, dtype=torch.float16, cache_enabled=True: (
         autocast_init(self, "cpu", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
     )
-
     scaler_init = torch.amp.GradScaler.__init__
-
-    def grad_scaler(self, device="cuda", *args, **kwargs):
-        scaler_init(self, "cpu" if device == "cuda" else device, *args, **kwargs)
-
-    torch.amp.GradScaler.__init__ = grad_scaler
     torch.cuda.amp.GradScaler.__init__ = lambda self, *args, **kwargs: scaler_init(self, "cpu", *args, **kwargs)
 
-    load = torch.load
 
-    def load_on_cpu(*args, map_location=None, **kwargs):
-        return load(*args, map_location=_cpu_if_cuda(map_location) if not callable(map_location) else "cpu", **kwargs)
+# -- TorchTPU emulated on the CPU (the migrated run of a --runtime torch-tpu migration) -----
+#
+# torch_tpu renames PyTorch's privateuse1 device to "tpu" and installs ``torch.tpu``, whose
+# names are declared in one table (migrate_xla/tpu_api.py, generated from its wheel). Here
+# the same rename makes torch.device("tpu") a device (of type "tpu"), the emulation maps it
+# to the CPU as the reference's does CUDA, and ``torch.tpu`` is built from the table: each
+# name with its CPU meaning, or, where TorchTPU's meaning cannot be had on the CPU (its eager
+# and precision modes, its own kernels and optimizers), raising a clear error when used.
+# torch_xla is not importable: it does not exist beside TorchTPU (torch >= 2.11).
 
-    torch.load = load_on_cpu
+TPU_LABEL = "cpu (tpu emulated)"
 
-    import torch.distributed as dist
 
-    init_process_group = dist.init_process_group
+class _Unemulated:
+    """A name of TorchTPU's table that the CPU emulation cannot give a meaning to."""
 
-    def gloo_instead_of_nccl(backend=None, *args, **kwargs):
-        if isinstance(backend, str) and "nccl" in backend:
-            backend = "gloo"
-        return init_process_group(backend, *args, **kwargs)
+    def __init__(self, qualname: str) -> None:
+        self._qualname = qualname
 
-    dist.init_process_group = gloo_instead_of_nccl
+    def _refuse(self):
+        raise NotImplementedError(
+            f"{self._qualname} is TorchTPU's own: verify's CPU emulation of the tpu device cannot run it "
+            "(its meaning needs TorchTPU on a TPU)"
+        )
 
-    # DDP's device ids name CUDA devices; for a module on the CPU it takes none (and raises otherwise).
-    ddp = torch.nn.parallel.DistributedDataParallel
-    ddp_init = ddp.__init__
+    def __call__(self, *args, **kwargs):
+        self._refuse()
 
-    def ddp_on_cpu(self, module, device_ids=None, output_device=None, *args, **kwargs):
-        ddp_init(self, module, None, None, *args, **kwargs)
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        self._refuse()
 
-    ddp.__init__ = ddp_on_cpu
+    def __repr__(self) -> str:
+        return f"<{self._qualname}: not emulated>"
+
+
+class _DeviceContext:
+    """torch.tpu.device(i) / device_of(tensor): the one device is always current."""
+
+    def __init__(self, device=None) -> None:
+        self.idx = 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _tpu_module(tpu_api) -> types.ModuleType:
+    device_type = tpu_api.DEVICE
+    module = types.ModuleType(f"torch.{device_type}")
+    module.__doc__ = "TorchTPU's torch.tpu, emulated on the CPU by xla-migrate verify."
+    # The device's own generator: seeding it (torch.tpu.manual_seed) leaves the CPU generator,
+    # which random numbers drawn "on the device" come from in the emulation, as it is: as
+    # torch.cuda.manual_seed leaves it in the reference.
+    generator = torch.Generator()
+    user_available = _for_user_code(_returning(False), True)
+    emulated = {
+        "synchronize": _returning(None),
+        "device": _DeviceContext,
+        "device_of": _DeviceContext,
+        "device_count": _for_user_code(_returning(0), 1),
+        "current_device": _returning(0),
+        "set_device": _returning(None),
+        "is_available": user_available,
+        "is_initialized": _returning(True),
+        "get_device_name": _returning(TPU_LABEL),
+        "get_device_properties": _returning(types.SimpleNamespace(name=TPU_LABEL, total_memory=0, type=device_type)),
+        "manual_seed": lambda seed: generator.manual_seed(int(seed)) and None,
+        "manual_seed_all": lambda seed: generator.manual_seed(int(seed)) and None,
+        "initial_seed": lambda: generator.initial_seed(),
+        "get_rng_state": lambda device=None: generator.get_state(),
+        "set_rng_state": lambda state, device=None: generator.set_state(state),
+        "default_generators": (generator,),
+        "get_amp_supported_dtype": lambda: [torch.bfloat16, torch.float16],
+    }
+    # what torch.manual_seed looks for to seed a privateuse1 device as well (torch_tpu has it)
+    module._is_in_bad_fork = _returning(False)
+    names = tpu_api.PUBLIC_MODULES.get(module.__name__, frozenset())
+    for name in sorted(names):
+        setattr(module, name, emulated.get(name, _Unemulated(f"{module.__name__}.{name}")))
+    for qualname, exported in sorted(tpu_api.PUBLIC_MODULES.items()):
+        parent, _, last = qualname.rpartition(".")
+        if parent != module.__name__:
+            continue
+        sub = types.ModuleType(qualname)
+        for name in sorted(exported):
+            setattr(sub, name, _Unemulated(f"{qualname}.{name}"))
+        setattr(module, last, sub)
+        sys.modules[qualname] = sub
+    return module
+
+
+def _install_tpu_shim() -> None:
+    from migrate_xla import tpu_api  # copied beside this module by the harness
+
+    device_type = tpu_api.DEVICE
+    sys.modules["torch_xla"] = None  # import torch_xla: ModuleNotFoundError, as beside TorchTPU
+    torch.utils.rename_privateuse1_backend(device_type)  # torch.device("tpu"), as torch_tpu does
+    module = _tpu_module(tpu_api)
+    torch._register_device_module(device_type, module)  # torch.tpu, sys.modules["torch.tpu"]
+    _install_device_shim(device_type, module, tpu_api.PROCESS_GROUP_BACKENDS)
+    # torch_tpu's generated methods: Tensor.tpu(), Module.tpu() (by the shim), Tensor.is_tpu
+    torch.Tensor.is_tpu = property(lambda self: True)  # every tensor is on the one emulated device
+    torch.nn.utils.rnn.PackedSequence.tpu = lambda self, *args, **kwargs: self
+    # torch.compile(backend="tpu"): TorchTPU's compiler is for a TPU; its result must be the
+    # eager result, so the emulation runs the model eagerly
+    compile_ = torch.compile
+
+    def compile_on_cpu(model=None, *args, backend="inductor", **kwargs):
+        if backend != tpu_api.COMPILE_BACKEND:
+            return compile_(model, *args, backend=backend, **kwargs)
+        return model if model is not None else (lambda fn: fn)
+
+    torch.compile = compile_on_cpu
 
 
 # -- hooks -------------------------------------------------------------------------------
@@ -1126,13 +1284,21 @@ def _install_hooks(recorder: Recorder) -> None:
     atexit.register(recorder.finish, "exit")
 
 
-def _device_label(recorder: Recorder, emulate: bool) -> str:
+def _device_label(recorder: Recorder, emulated: str | None) -> str:
+    if emulated is not None:
+        return f"cpu ({emulated} emulated)"
     if recorder.role == "migrated":
         kind = os.environ.get("PJRT_DEVICE", "CPU")
         return f"xla ({kind})"
-    if emulate:
-        return "cpu (cuda emulated)"
     return f"cuda ({torch.cuda.get_device_name()})"
+
+
+def _emulated_device(config: dict) -> str | None:
+    """The device this run emulates on the CPU: CUDA for the reference without a GPU, "tpu"
+    for the migrated run of a TorchTPU migration (config "emulate"); None: none."""
+    if config["role"] == "migrated":
+        return config.get("emulate")
+    return "cuda" if not torch.cuda.is_available() else None
 
 
 def _seed_everything(recorder: Recorder, seed: int) -> None:
@@ -1168,8 +1334,10 @@ def _seed_everything(recorder: Recorder, seed: int) -> None:
         setattr(owner, name, seed_call)
 
     noting(torch, "manual_seed", "torch")
-    noting(torch.cuda, "manual_seed", "torch")
-    noting(torch.cuda, "manual_seed_all", "torch")
+    for device_module in (torch.cuda, getattr(torch, "tpu", None)):  # torch.tpu: where emulated
+        if device_module is not None:
+            noting(device_module, "manual_seed", "torch")
+            noting(device_module, "manual_seed_all", "torch")
     noting(random, "seed", "random")
     if numpy is not None:
         noting(numpy.random, "seed", "numpy")
@@ -1192,10 +1360,12 @@ def install() -> None:
     global _forward_hook, _op_records
     config = json.loads(os.environ[ENV])
     recorder = Recorder(config)
-    emulate = config["role"] in ("reference", "twin") and not torch.cuda.is_available()
-    recorder.device = _device_label(recorder, emulate)
-    if emulate:
+    emulated = _emulated_device(config)
+    recorder.device = _device_label(recorder, emulated)
+    if emulated == "cuda":
         _install_cuda_shim(float64=bool(config.get("float64")))
+    elif emulated is not None:
+        _install_tpu_shim()
     if config.get("seed") is not None:
         _seed_everything(recorder, config["seed"])
     _install_hooks(recorder)
@@ -1203,7 +1373,7 @@ def install() -> None:
     _write_record_on_sigterm(recorder)
     if config.get("align_rng", True):
         _install_rng_alignment()
-    modes = [EmulationMode] if emulate else []
+    modes = [EmulationMode if emulated == "cuda" else TpuEmulationMode] if emulated else []
     if config.get("float64"):
         _install_float64()
         _conv_budget.update(limit=config.get("float64_conv_budget"), recorder=recorder)
