@@ -114,7 +114,8 @@ def verify_command(
     Arguments after SCRIPT (use -- before options meant for the script) go to both
     runs. SCRIPT is migrated as the CLI would ([tool.xla-migrate] of the nearest
     pyproject.toml; the migration options given here win: --target multiprocess runs under
-    torch_xla.launch, spmd over $CPU_NUM_DEVICES CPU devices). Exit status: 0 match,
+    torch_xla.launch, spmd over $CPU_NUM_DEVICES CPU devices; --runtime torch-tpu runs the
+    migration eagerly on the CPU with TorchTPU's tpu device emulated). Exit status: 0 match,
     1 mismatch, 2 error.
     """
     if script.suffix == ".ipynb":  # its JSON would run as a Python expression and train nothing

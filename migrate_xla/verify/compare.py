@@ -53,6 +53,23 @@ FLOAT64_TOLERANCE = (1e-6, 1e-9)
 # The margins are thin both ways: past its first steps a chaotic float32 training is
 # rounding, and only float64 (--precision float64, at its cost) tells more.
 TWIN_FACTOR = 8.0
+# What the verdict of a TorchTPU migration's emulated run says, and what it cannot (the report
+# and docs/verify.md): the migrated run is eager PyTorch on the CPU with the "tpu" device
+# emulated (child.py), not TorchTPU.
+TPU_EMULATION_SCOPE = {
+    "proves": (
+        "the migration's logic: devices, dtypes and autocast, the model's parameters, the optimizer "
+        "steps, the loss at every step (eager PyTorch on the CPU, the tpu device and torch.tpu emulated)"
+    ),
+    "needs_a_tpu": (
+        "TorchTPU's own kernels and compiler (torch.compile backend 'tpu'), its bfloat16 numerics, "
+        "collectives and memory"
+    ),
+    "skipped": (
+        "PyTorch/XLA's graph checks (graph executions and compilations, steps cut into graphs, "
+        "recompilations, CPU fallbacks): TorchTPU runs eagerly"
+    ),
+}
 TOLERANCES = {
     "float32": (1e-4, 1e-5),
     "bfloat16": (5e-2, 1e-2),
@@ -96,6 +113,11 @@ class Run:
     crash_site: dict | None = None
     float64_cost: int | None = None  # stopped in float64: multiply-adds in convolutions past the budget
     cpu_fallback_ops: dict[str, int] = field(default_factory=dict)
+    runtime: str | None = None  # the migrated run's: torch-xla, or torch-tpu (emulated on the CPU)
+
+    @property
+    def emulates_tpu(self) -> bool:
+        return self.runtime == "torch-tpu"
 
 
 @dataclass
@@ -115,6 +137,7 @@ class Result:
     diagnosis: list[Finding] = field(default_factory=list)
     python: Any = None  # the Interpreter both runs used (interpreter.py)
     rtol_by_step: list[float] = field(default_factory=list)  # calibrated by the twin, where one ran
+    runtime: str | None = None  # what the script was migrated for: torch-xla or torch-tpu
 
     @property
     def exit_code(self) -> int:
@@ -134,8 +157,11 @@ class Result:
                 out["error"] = r.error
             return out
 
+        scope = {"scope": TPU_EMULATION_SCOPE} if self.migrated.emulates_tpu else {}
         return {
             "verdict": self.verdict,
+            "runtime": self.runtime,
+            **scope,
             "steps_compared": self.steps_compared,
             "max_abs_diff": self.max_abs_diff,
             "max_rel_diff": self.max_rel_diff,
@@ -257,6 +283,15 @@ def table(result: Result) -> str:
     lines = [
         f"reference: {ref.device or '-'}    migrated: {mig.device or '-'}",
         *([f"python: {result.python.summary()}"] if result.python else []),
+        *(
+            [
+                f"TorchTPU emulated: a match proves {TPU_EMULATION_SCOPE['proves']}",
+                f"  only a run on a TPU proves {TPU_EMULATION_SCOPE['needs_a_tpu']}",
+                f"  not checked: {TPU_EMULATION_SCOPE['skipped']}",
+            ]
+            if mig.emulates_tpu
+            else []
+        ),
         f"seed {result.seed}; tolerance rtol {result.rtol:g}, atol {result.atol:g}: {result.tolerance_source}",
         f"{'step':>4}  {'reference':>14}  {'migrated':>14}  {'abs diff':>9}  {'rel diff':>9}",
     ]

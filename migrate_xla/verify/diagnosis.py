@@ -33,6 +33,23 @@ KNOWN_CRASHES = (
         "a model in shared memory (Hogwild training): XLA tensors cannot be shared between processes",
         "XLA611",
     ),
+    # a TorchTPU migration's run (the tpu device emulated, child.py)
+    (
+        re.compile(r"import of torch_xla\S* halted|No module named 'torch_xla"),
+        "torch_xla in a TorchTPU migration: TorchTPU runs with torch >= 2.11, which no torch_xla release "
+        "pairs with (migrate with --runtime torch-tpu; the emulated run has no torch_xla)",
+        None,
+    ),
+    (
+        re.compile(r"module 'torch\.tpu\S*' has no attribute"),
+        "a name torch.tpu does not have (TorchTPU's public names: migrate_xla/tpu_api.py)",
+        None,
+    ),
+    (
+        re.compile(r"is TorchTPU's own: verify's CPU emulation"),
+        "a TorchTPU feature the CPU emulation cannot run: verify this script on a TPU",
+        None,
+    ),
 )
 
 
@@ -55,12 +72,14 @@ def diagnose(result) -> list[Finding]:
     # a crash first: what else a run that died says follows from it
     findings += _crash(ref) + _crash(mig)
     if _built_its_model(ref) and _built_its_model(mig):
-        findings += _parameters(ref.parameters, mig.parameters)
+        findings += _parameters(ref.parameters, mig.parameters, "tpu" if getattr(mig, "emulates_tpu", False) else "XLA")
     findings += _precision(ref.precision, mig.precision)
     findings += _first_tensor(result)
     findings += _first_op(result)
-    findings += _steps_not_cut(mig)
-    findings += _recompilations(mig)
+    # PyTorch/XLA's own: a TorchTPU run is eager, with no graphs to cut or compile
+    if not getattr(mig, "emulates_tpu", False):
+        findings += _steps_not_cut(mig)
+        findings += _recompilations(mig)
     for op, count in sorted(mig.cpu_fallback_ops.items()):
         findings.append(
             Finding(
@@ -80,7 +99,7 @@ def diagnose(result) -> list[Finding]:
     return findings
 
 
-def _parameters(ref: dict | None, mig: dict | None) -> list[Finding]:
+def _parameters(ref: dict | None, mig: dict | None, device: str = "XLA") -> list[Finding]:
     if not ref or not mig or "error" in ref or "error" in mig:
         return []
     found = []
@@ -95,7 +114,7 @@ def _parameters(ref: dict | None, mig: dict | None) -> list[Finding]:
             Finding(
                 "parameters",
                 f"the models differ: reference {ref['numel']:,} parameters in {ref['tensors']} tensors, migrated "
-                f"{mig['numel']:,} in {mig['tensors']}{why} (moving a module to the XLA device replaces its parameters; "
+                f"{mig['numel']:,} in {mig['tensors']}{why} (moving a module to the {device} device replaces its parameters; "
                 "weights tied by assignment come apart)",
                 blocking=True,
                 rule=PARAMETER_IDENTITY_RULE,
@@ -109,7 +128,7 @@ def _parameters(ref: dict | None, mig: dict | None) -> list[Finding]:
                 "stale-optimizer",
                 f"{max(orphaned, 0)} parameters of the migrated model got gradients but no optimizer updates them, and its "
                 f"optimizers hold {max(stale, 0)} tensors the model no longer uses: an optimizer built before the model "
-                "moved to the XLA device updates the old copies",
+                f"moved to the {device} device updates the old copies",
                 blocking=True,
                 rule=PARAMETER_IDENTITY_RULE,
             )

@@ -6,6 +6,10 @@ training interpreter (interpreter.py), start in the caller's working directory w
 same arguments and environment; the migrated one runs a migrated copy of the script's
 project (migrated as ``[tool.xla-migrate]`` says, as the CLI would) in a temporary
 folder, so sibling imports resolve to migrated modules. The user's files are never written.
+
+The migrated run of a PyTorch/XLA migration runs on PJRT (CPU unless PJRT_DEVICE says); that
+of a TorchTPU migration (runtime torch-tpu) runs eagerly on the CPU with the "tpu" device
+emulated, as the reference emulates CUDA, and needs no torch_xla.
 """
 
 from __future__ import annotations
@@ -25,7 +29,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from migrate_xla.project import MIGRATION_FIELDS, Project, SettingsError
+from migrate_xla.findings import RUNTIMES
+from migrate_xla.project import MIGRATION_FIELDS, Project, SettingsError, configure
 from migrate_xla.sources.discovery import find_sources
 from migrate_xla.sources.writing import write_copy
 from migrate_xla.verify import interpreter
@@ -59,6 +64,8 @@ FLOAT64_TROUBLE = re.compile(r"\b(Double|double|float64|Float|dtype)\b")
 # steps) and verifies in float64; the ResNet-18 of benchmarks/bench_verify.py, 14.5 G (145 G
 # in 10 steps), would take over 900 s in float64 and runs as written.
 FLOAT64_CONV_BUDGET = 4_000_000_000
+TORCH_TPU = "torch-tpu"  # the runtime whose migrated run emulates the "tpu" device (child.py)
+assert TORCH_TPU in RUNTIMES
 MISSING_MODULE = re.compile(r"^ModuleNotFoundError: No module named '([^']+)'", re.M)
 
 
@@ -94,6 +101,8 @@ class Settings:
     def float64(self, env: dict[str, str] | None = None) -> bool:
         if self.precision != "auto":
             return self.precision == "float64"
+        if self.runtime == TORCH_TPU:  # emulated on the CPU, as the reference: float64 costs little
+            return True
         device = self.device or (env or os.environ).get("PJRT_DEVICE") or "CPU"
         return device.upper() == "CPU"
 
@@ -120,12 +129,18 @@ def verify(
             "--project names the folder to migrate with SCRIPT; with --migrated nothing is migrated "
             "(the migrated script's own folder is on its path): give one of them"
         )
+    settings = dataclasses.replace(settings, runtime=runtime_of(settings, (project or script.parent).resolve()))
+    if settings.runtime == TORCH_TPU and settings.device is not None:
+        raise VerifyError(
+            f"--device {settings.device} is PyTorch/XLA's PJRT_DEVICE: a torch-tpu migration runs with the "
+            "tpu device emulated on the CPU (no PJRT)"
+        )
     trace = load_trace(reference_trace) if reference_trace is not None else None
     float64 = trace["float64"] if trace is not None else settings.float64()
     if trace is not None:  # the trace's precision it is, whatever it costs
         settings = dataclasses.replace(settings, precision="float64" if float64 else "native")
     env = _shared_environment(script, settings)
-    python = _interpreter(settings, env, xla=True)
+    python = _interpreter(settings, env, xla=settings.runtime != TORCH_TPU)
     with tempfile.TemporaryDirectory(prefix="xla-migrate-verify-") as tmp:
         work = Path(tmp)
         if migrated is None:
@@ -181,9 +196,20 @@ def verify(
             twin=runs.get("twin"),
         )
         result.python = python
+        result.runtime = settings.runtime
         if note:
             result.tolerance_source = f"{result.tolerance_source} ({note})"
         return result
+
+
+def runtime_of(settings: Settings, project: Path) -> str:
+    """The runtime the migration is for: the one given, else [tool.xla-migrate]'s for ``project``."""
+    if settings.runtime is not None:
+        return settings.runtime
+    try:
+        return configure([project], **settings.migration()).runtime
+    except SettingsError as exc:
+        raise VerifyError(str(exc)) from None
 
 
 def record_reference(script: Path, args: list[str], settings: Settings, trace: Path) -> Run:
@@ -334,6 +360,8 @@ def _instrumentation(work: Path) -> Path:
     (folder / "migrate_xla" / "__init__.py").write_text("")
     (package / "__init__.py").write_text("")
     shutil.copy2(HERE / "child.py", package / "child.py")
+    # torch_tpu's public names and facts, for the emulated torch.tpu of a TorchTPU run
+    shutil.copy2(HERE.parent / "tpu_api.py", folder / "migrate_xla" / "tpu_api.py")
     return folder
 
 
@@ -397,6 +425,8 @@ def _run_child(
             "float64": float64,
             "diagnose": settings.diagnose,
             "perturb": role == "twin",
+            # the migrated run of a TorchTPU migration: the "tpu" device emulated on the CPU
+            "emulate": "tpu" if role == "migrated" and settings.runtime == TORCH_TPU else None,
             # auto: float64 unless convolutions make it cost a multiple of the bare runs
             "float64_conv_budget": FLOAT64_CONV_BUDGET // settings.steps
             if float64 and settings.precision == "auto"
@@ -404,13 +434,13 @@ def _run_child(
         }
     )
     debug_file = records / "xla-debug.txt"
-    if role == "migrated":
+    if role == "migrated" and settings.runtime != TORCH_TPU:
         child_env["PJRT_DEVICE"] = settings.device or env.get("PJRT_DEVICE") or "CPU"
         # torch_xla's own account of every compilation: its cause and the Python frames
         if "PT_XLA_DEBUG_LEVEL" not in env and "PT_XLA_DEBUG" not in env:
             child_env["PT_XLA_DEBUG_LEVEL"] = "2"
             child_env["PT_XLA_DEBUG_FILE"] = str(debug_file)
-    run = Run(role, float64=float64)
+    run = Run(role, float64=float64, runtime=(settings.runtime or RUNTIMES[0]) if role == "migrated" else None)
     started = time.monotonic()
     with open(work / f"{role}.stdout", "wb") as out, open(work / f"{role}.stderr", "wb") as err:
         process = subprocess.Popen(
