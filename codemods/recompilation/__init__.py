@@ -20,6 +20,15 @@ Straight-line module code (building a model, loading data) is never flagged.
 
 These rules leave a CPU-only script (one that picks ``"cpu"`` and names no accelerator:
 ``rule.ON_ACCELERATOR``) as it is: it compiles nothing.
+
+Both runtimes, but under TorchTPU (``--runtime torch-tpu``) only where they matter for
+``torch.compile``: TorchTPU runs eagerly, where a new shape or a branch on a value costs no
+compilation, and compiles only what ``torch.compile`` is given. So there the rules report only
+in a file that compiles something (it refers to ``torch.compile``, as a call or a decorator, or
+calls a module's ``.compile()``: ``common.hazards_matter``, decided on the whole file), in
+``torch.compile``'s words: a new shape compiles the step again (until the size is marked
+dynamic), and a value read or a data-dependent shape breaks the graph. XLA705 adds no
+``torch_xla.sync()`` there; the other fixes (XLA701's ``drop_last=True``) are the same.
 """
 
 # This docstring is the family's section of docs/rules.md (python -m migrate_xla.docs).

@@ -8,7 +8,14 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from migrate_xla.rule import Rule, find
+
 RECOMPILATION_DOC = "https://docs.pytorch.org/xla/master/perf/recompilation.html"
+# What TorchTPU's messages cite: torch.compile's shapes (a recompile each), and its graph breaks
+DYNAMIC_SHAPES_DOC = "https://docs.pytorch.org/docs/stable/torch.compiler_dynamic_shapes.html"
+GRAPH_BREAKS_DOC = "https://docs.pytorch.org/docs/stable/torch.compiler_troubleshooting.html"
+COMPILE = "torch.compile"
+RECOMPILES = "`torch.compile` compiles the step again for it (until it marks that size dynamic)"
 
 TRAINING_FUNCTION = re.compile(r"train|step|forward|loss|fit|eval|valid|predict|infer", re.IGNORECASE)
 DATA_FUNCTION = re.compile(
@@ -25,6 +32,48 @@ TRAINING_PATH = (
     r"(?m:^[ \t\f]*(?:async[ \t]+)?(?:for|while)\b)"
     r"|def[\s\\]+\w*(?i:train|step|forward|loss|fit|eval|valid|predict|infer)"
 )
+
+
+def hazards_matter(rule: Rule, module: cst.Module | None) -> bool:
+    """Whether a recompilation hazard matters in this file: always on PyTorch/XLA, which traces
+    and compiles every step; on TorchTPU, which runs eagerly, only where the file compiles
+    something: it refers to ``torch.compile`` (a call, a decorator) or calls a module's
+    ``.compile()``. Found once a file, over the whole file (a slice is parsed whole first)."""
+    ctx = rule.ctx
+    if ctx.api.lazy:
+        return True
+    if COMPILE not in ctx.shared:
+        ctx.need_whole_module()  # the torch.compile may be in code a slice left out
+        ctx.shared[COMPILE] = (
+            module is not None
+            and "compile" in ctx.source
+            and find(module, lambda node: _compiles(rule, node)) is not None
+        )
+    return bool(ctx.shared[COMPILE])
+
+
+def _compiles(rule: Rule, node: cst.CSTNode) -> bool:
+    """``torch.compile`` by any import of it, or ``model.compile()`` (matched by shape)."""
+    if isinstance(node, (cst.Name, cst.Attribute)) and rule.qualname(node) == COMPILE:
+        return True
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "compile"
+        and rule.qualname(node.func) is None
+    )
+
+
+class CompiledOnly:
+    """A mixin of the XLA7xx rules: the module, for ``hazards_matter``."""
+
+    module: cst.Module | None = None
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.module = node
+
+    def matters(self) -> bool:
+        return hazards_matter(self, self.module)
 
 
 def innermost_function(statements: Sequence[cst.CSTNode]) -> cst.FunctionDef | None:

@@ -8,7 +8,13 @@ import re
 
 import libcst as cst
 
-from codemods.recompilation.common import RECOMPILATION_DOC, TRAINING_PATH, in_training_path
+from codemods.recompilation.common import (
+    GRAPH_BREAKS_DOC,
+    RECOMPILATION_DOC,
+    TRAINING_PATH,
+    CompiledOnly,
+    in_training_path,
+)
 from migrate_xla.rule import GAP, ON_ACCELERATOR, Rule, call_arg, names_trigger, snippet, subtree
 
 # Ops whose result has as many elements as the data says: torch function -> what to do instead.
@@ -47,7 +53,7 @@ INDEX_CALLS = frozenset(
 INDEX_METHODS = frozenset({"argsort", "argmax", "argmin", "long", "to", "cuda", "cpu", "flatten", "view", "reshape"})
 
 
-class DataDependentShape(Rule):
+class DataDependentShape(CompiledOnly, Rule):
     """Ops whose output shape depends on tensor values are flagged in the training path.
 
     Guide, "Understanding Recompilations" (and "Unsupported Operations"): ``nonzero``,
@@ -68,6 +74,9 @@ class DataDependentShape(Rule):
     ``torch.arange`` and the like, or a name with ``idx`` in it (``def train(mask_train)``
     called with ``idx_train = idx[1600:]`` of ``idx = torch.randperm(n)``: an integer index).
     Only the training path is looked at (module docstring).
+
+    Both runtimes; under TorchTPU only in a file that calls ``torch.compile``, whose graph breaks
+    where a shape depends on the data (the family's docstring).
     """
 
     CODE = "XLA702"
@@ -118,18 +127,23 @@ class DataDependentShape(Rule):
             op, hint = f".{func.attr.value}()", SHAPE_OPS[func.attr.value]
         else:
             return updated
-        if in_training_path(self.ctx.statements):
-            self.flag(
-                original,
-                f"`{op}` returns as many elements as the data says: a new shape (and graph) for every "
-                f"count, and XLA computes it on the CPU; {hint}; see {RECOMPILATION_DOC}",
-            )
+        if not in_training_path(self.ctx.statements) or not self.matters():
+            return updated
+        if self.ctx.api.lazy:
+            cost, doc = "a new shape (and graph) for every count, and XLA computes it on the CPU", RECOMPILATION_DOC
+        else:
+            cost = "`torch.compile` breaks the graph there (the count is known only once it runs), and what follows "
+            cost, doc = cost + "has a new shape for every count", GRAPH_BREAKS_DOC
+        self.flag(original, f"`{op}` returns as many elements as the data says: {cost}; {hint}; see {doc}")
         return updated
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript):
         if not any(isinstance(e.slice, cst.Index) and self._is_mask(e.slice.value) for e in original.slice):
             return updated
-        if not in_training_path(self.ctx.statements):
+        if not in_training_path(self.ctx.statements) or not self.matters():
+            return updated
+        if not self.ctx.api.lazy:
+            self.flag(original, self._compiled(original))
             return updated
         if self._is_assigned(original):
             message = (
@@ -146,6 +160,20 @@ class DataDependentShape(Rule):
             )
         self.flag(original, f"{message}; see {RECOMPILATION_DOC}")
         return updated
+
+    def _compiled(self, original: cst.Subscript) -> str:
+        """The finding under ``torch.compile`` (TorchTPU)."""
+        if self._is_assigned(original):
+            return (
+                f"`{snippet(original)} = ...` assigns through a boolean mask (guessed from the index): its positions "
+                "come from the data, which may break `torch.compile`'s graph; write `x = x.masked_fill(mask, value)` "
+                f"or `x = torch.where(mask, value, x)`, which keep one graph; see {GRAPH_BREAKS_DOC}"
+            )
+        return (
+            f"`{snippet(original)}` indexes with a boolean mask (guessed from the index): the result has as many "
+            "elements as the mask is true, so `torch.compile` breaks the graph there and what follows has a new "
+            f"shape for every count; {SELECT_HINT}; see {GRAPH_BREAKS_DOC}"
+        )
 
     def _is_mask(self, node: cst.CSTNode) -> bool:
         if isinstance(node, cst.Comparison):

@@ -5,12 +5,19 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.recompilation.common import RECOMPILATION_DOC, innermost_function, is_literal
+from codemods.recompilation.common import (
+    DYNAMIC_SHAPES_DOC,
+    RECOMPILATION_DOC,
+    RECOMPILES,
+    CompiledOnly,
+    innermost_function,
+    is_literal,
+)
 from codemods.shared.training_loops import DATALOADERS, EVAL_WORDS, name_words
 from migrate_xla.rule import ON_ACCELERATOR, UNSAFE, Rule, append_keyword, call_arg, code_of
 
 
-class DataLoaderDropLast(Rule):
+class DataLoaderDropLast(CompiledOnly, Rule):
     """A training ``DataLoader`` gets ``drop_last=True``.
 
     Guide, "Understanding Recompilations": when the data set does not divide into
@@ -27,6 +34,9 @@ class DataLoaderDropLast(Rule):
     changes the metric). ``drop_last=False`` becomes ``True``; loaders given
     ``batch_sampler=`` (which excludes ``drop_last``), ``batch_size=None``, a
     non-literal ``drop_last`` or ``**kwargs`` (which may carry it) are left alone.
+
+    Both runtimes; under TorchTPU only in a file that calls ``torch.compile``, which compiles the
+    step again for the short batch's shape (the family's docstring).
     """
 
     CODE = "XLA701"
@@ -56,7 +66,7 @@ class DataLoaderDropLast(Rule):
         if drop_last is not None and not (drop_last.keyword is not None and is_literal(drop_last.value, "False")):
             return updated
         why = self._training(original)
-        if why is None:
+        if why is None or not self.matters():
             return updated
         if drop_last is None:
             replacement = append_keyword(updated, "drop_last", cst.Name("True"))
@@ -69,13 +79,16 @@ class DataLoaderDropLast(Rule):
                     for a in updated.args
                 ]
             )
+        if self.ctx.api.lazy:
+            cost, doc = "another shape and compiles another graph", RECOMPILATION_DOC
+        else:
+            cost, doc = f"another shape, and {RECOMPILES}", DYNAMIC_SHAPES_DOC
         return self.replace(
             original,
             updated,
             replacement,
             f"training DataLoader ({why}) without `drop_last=True`: its last, smaller batch has "
-            "another shape and compiles another graph; `drop_last=True` skips that batch (up to "
-            f"batch_size - 1 samples an epoch); see {RECOMPILATION_DOC}",
+            f"{cost}; `drop_last=True` skips that batch (up to batch_size - 1 samples an epoch); see {doc}",
         )
 
     def _training(self, call: cst.Call) -> str | None:

@@ -8,7 +8,13 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from codemods.recompilation.common import RECOMPILATION_DOC, TRAINING_PATH, in_training_path
+from codemods.recompilation.common import (
+    DYNAMIC_SHAPES_DOC,
+    RECOMPILATION_DOC,
+    TRAINING_PATH,
+    CompiledOnly,
+    in_training_path,
+)
 from codemods.shared.statements import call_of, carried_name
 from codemods.shared.training_loops import calls_training_step
 from migrate_xla.rule import (
@@ -39,6 +45,17 @@ BUFFER_HINT = (
     "costs no compilation"
 )
 LIST_HINT = "collect the pieces in a list (`parts.append(y)`) and concatenate once after the loop"
+# TorchTPU's: the model runs eagerly where it is not compiled
+EAGER_HINT = (
+    "write into a tensor allocated once at its full size instead (`buf = x.new_zeros(B, T_MAX)`, then "
+    "`buf[:, t] = y` at position `t`) and let the model read a fixed-length window of it with a mask "
+    "of the positions filled so far; or call the uncompiled model in this loop, which TorchTPU runs eagerly "
+    "at no compilation cost"
+)
+GROWS_COMPILED = (
+    "every length is a new shape, for which `torch.compile` compiles the model's graph again (until it marks "
+    "that length dynamic)"
+)
 SYNCS = frozenset({"torch_xla.sync", "torch_xla.core.xla_model.mark_step"})
 # the calls a crop statement may make besides slicing: it reads lengths, it runs nothing
 LENGTH_CALLS = frozenset({"size", "len", "dim", "numel"})
@@ -70,7 +87,7 @@ def _loops(statements: Sequence[cst.CSTNode]) -> list[cst.For | cst.While]:
     return loops
 
 
-class GrowingShape(Rule):
+class GrowingShape(CompiledOnly, Rule):
     """Tensors that grow at every iteration of a loop are flagged: every length compiles a graph.
 
     Guide, "Understanding Recompilations": XLA compiles one graph per input shape, so
@@ -112,6 +129,10 @@ class GrowingShape(Rule):
     what an empty loop returns and the dtype an empty starting tensor promotes to; a
     fixed-size buffer with a position index (what the guide means by padding to fixed
     sizes) changes what the model reads, so a person writes it.
+
+    Both runtimes; under TorchTPU only in a file that calls ``torch.compile``, which compiles the
+    graph again for every new length (the family's docstring), and report only: TorchTPU runs
+    eagerly, so a sampling loop piles no graph up and gets no ``torch_xla.sync()``.
     """
 
     CODE = "XLA705"
@@ -164,6 +185,11 @@ class GrowingShape(Rule):
             return updated
         crop = self._crop(loops[0], key)
         fed_back = self._read_in(loops[0], original, key)  # the loop feeds it back: sampling, say
+        if not self.matters():
+            return updated
+        if not self.ctx.api.lazy:
+            self._flag_compiled(original, key, crop, fed_back)
+            return updated
         if fed_back and self._plan_syncs(loops[0], original, key):
             return updated  # the loop crops its input: cut every token, one graph after the crop
         if fed_back:
@@ -188,6 +214,20 @@ class GrowingShape(Rule):
             f"new shape, and XLA compiles a new graph for each ({hint}{cropped}; see {GUIDE_RECOMPILATIONS}",
         )
         return updated
+
+    def _flag_compiled(self, original: cst.Assign, key: str, crop: str | None, fed_back: bool) -> None:
+        """The finding under ``torch.compile`` (TorchTPU)."""
+        cropped = (
+            f"; the crop `{crop}` does not help: it keeps the shape only once `{key}` is that long, and "
+            f"`{key}` itself still grows"
+            if crop
+            else ""
+        )
+        self.flag(
+            original,
+            f"`{snippet(original)}` makes `{key}` longer at every iteration of the loop: {GROWS_COMPILED}; "
+            f"{EAGER_HINT if fed_back else LIST_HINT}{cropped}; see {DYNAMIC_SHAPES_DOC}",
+        )
 
     # -- a sampling loop: its graph cut every token ------------------------------------------
     def _plan_syncs(self, loop: cst.For | cst.While, grow: cst.Assign, key: str) -> bool:
@@ -320,7 +360,18 @@ class GrowingShape(Rule):
             bounds = [b is not None and _mentions(b, indices) for b in (part.lower, part.upper)]
             if bounds.count(True) != 1 or self._is_target(original) or not in_training_path(self.ctx.statements):
                 continue
+            if not self.matters():
+                break
             index = next(n for n in indices if _mentions(part.lower if bounds[0] else part.upper, {n}))
+            if not self.ctx.api.lazy:
+                self.flag(
+                    original,
+                    f"`{snippet(original)}` is sliced by the loop index `{index}`: its length changes at every "
+                    "iteration, a new shape each time, for which `torch.compile` compiles again (until it marks "
+                    f"that length dynamic); slice a fixed length (`x[:, {index}:{index} + W]` of an input padded by "
+                    f"W) or keep the full length and mask the positions past `{index}`; see {DYNAMIC_SHAPES_DOC}",
+                )
+                break
             self.flag(
                 original,
                 f"`{snippet(original)}` is sliced by the loop index `{index}`: its length changes at every "

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.recompilation.common import RECOMPILATION_DOC, TRAINING_PATH, in_training_path
+from codemods.recompilation.common import (
+    GRAPH_BREAKS_DOC,
+    RECOMPILATION_DOC,
+    TRAINING_PATH,
+    CompiledOnly,
+    in_training_path,
+)
 from migrate_xla.rule import GAP, ON_ACCELERATOR, Rule, find, names_trigger, snippet
 
 # Reads of a tensor's value: methods matched by shape, and torch functions.
@@ -23,7 +29,7 @@ VALUE_FUNCTIONS = {
 }
 
 
-class TensorControlFlow(Rule):
+class TensorControlFlow(CompiledOnly, Rule):
     """Python ``if`` / ``while`` / ``assert`` / conditional expressions on tensor values
     are flagged in the training path.
 
@@ -40,6 +46,9 @@ class TensorControlFlow(Rule):
     ``isfinite`` / ``count_nonzero`` / ``is_nonzero``. ``if loss < best`` on two tensors
     is not seen: nothing in the code says they are tensors. Only the training path is
     looked at (module docstring).
+
+    Both runtimes; under TorchTPU only in a file that calls ``torch.compile``, where reading the
+    value breaks the compiled graph (the family's docstring).
     """
 
     CODE = "XLA703"
@@ -85,7 +94,15 @@ class TensorControlFlow(Rule):
 
     def _check(self, test: cst.BaseExpression, kind: str) -> None:
         read = find(test, self._reads_value)
-        if read is None or not in_training_path(self.ctx.statements):
+        if read is None or not in_training_path(self.ctx.statements) or not self.matters():
+            return
+        if not self.ctx.api.lazy:
+            self.flag(
+                read,
+                f"`{kind}` on `{snippet(read)}` reads a tensor value: `torch.compile` breaks the graph there to "
+                "get it (a host sync), and each branch taken compiles a graph of its own; keep the choice on the "
+                f"device (`torch.where(cond, a, b)`), or check it every N steps; see {GRAPH_BREAKS_DOC}",
+            )
             return
         self.flag(
             read,

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.recompilation.common import RECOMPILATION_DOC, innermost_function, is_literal
+from codemods.recompilation.common import (
+    DYNAMIC_SHAPES_DOC,
+    RECOMPILATION_DOC,
+    RECOMPILES,
+    CompiledOnly,
+    innermost_function,
+    is_literal,
+)
 from migrate_xla.rule import ON_ACCELERATOR, Rule, call_arg, find, snippet, string_value
 
 PAD_SEQUENCE = "torch.nn.utils.rnn.pad_sequence"
@@ -15,7 +22,7 @@ PAD_HINT = (
 )
 
 
-class VariableLengthBatch(Rule):
+class VariableLengthBatch(CompiledOnly, Rule):
     """Batches padded to their longest sequence are flagged: every new length is a new graph.
 
     Guide, "Understanding Recompilations": "Padding inputs to fixed sizes is a common
@@ -27,6 +34,9 @@ class VariableLengthBatch(Rule):
     s in batch)``, ``max(lengths)``, ``lengths.max()``) that sizes the padding. Anywhere
     in the file: this code runs on the host, but it makes the shapes of the step. Report
     only: the fixed length is the user's choice.
+
+    Both runtimes; under TorchTPU only in a file that calls ``torch.compile``, which compiles the
+    step again for each new length (the family's docstring).
     """
 
     CODE = "XLA704"
@@ -57,12 +67,12 @@ class VariableLengthBatch(Rule):
             message = f"`padding={snippet(padding.value)}` pads to the longest sequence of each batch"
         elif self._is_longest_length(original):
             message = f"the collate function pads to `{snippet(original)}`, the longest sequence of the batch"
-        if message is not None:
-            self.flag(
-                original,
-                f"{message}: every new length is a new shape and compiles a new graph; {PAD_HINT}; "
-                f"see {RECOMPILATION_DOC}",
-            )
+        if message is not None and self.matters():
+            if self.ctx.api.lazy:
+                cost, doc = " and compiles a new graph", RECOMPILATION_DOC
+            else:
+                cost, doc = f", and {RECOMPILES}", DYNAMIC_SHAPES_DOC
+            self.flag(original, f"{message}: every new length is a new shape{cost}; {PAD_HINT}; see {doc}")
         return updated
 
     def _is_longest_length(self, call: cst.Call) -> bool:
