@@ -15,7 +15,7 @@ from functools import cache
 
 import pytest
 
-from conftest import EXAMPLES, FIXTURE_CASES, fixture_options
+from conftest import EXAMPLES, FIXTURE_CASES, ROOT, fixture_options
 from migrate_xla import tpu_api
 from migrate_xla.findings import RUNTIMES
 from migrate_xla.run import migrate_code, options_for
@@ -149,3 +149,11 @@ def test_the_api_check_knows_an_unexported_name():
         "torch.tpu.Stream",
         "torch.tpu.manual_seed",
     }
+
+
+def test_runtimes_md_shows_what_each_runtime_writes():
+    """docs/runtimes.md's side-by-side: its first block migrated under each runtime is the next two."""
+    text = (ROOT / "docs" / "runtimes.md").read_text()
+    before, xla, tpu = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert migrate_code(before, options_for())[0] == xla
+    assert migrate_code(before, options_for(runtime="torch-tpu"))[0] == tpu
