@@ -63,7 +63,8 @@ TPU_EMULATION_SCOPE = {
     ),
     "needs_a_tpu": (
         "TorchTPU's own kernels and compiler (torch.compile backend 'tpu'), its bfloat16 numerics, "
-        "collectives and memory"
+        "collectives and memory, and whether moving a module to the device replaces its parameters "
+        "(the emulated move keeps them)"
     ),
     "skipped": (
         "PyTorch/XLA's graph checks (graph executions and compilations, steps cut into graphs, "
