@@ -1188,6 +1188,9 @@ def _tpu_module(tpu_api) -> types.ModuleType:
         "set_rng_state": lambda state, device=None: generator.set_state(state),
         "default_generators": (generator,),
         "get_amp_supported_dtype": lambda: [torch.bfloat16, torch.float16],
+        # the chips' addresses and topology for the workers a launcher starts: none on the CPU,
+        # where the workers meet through MASTER_ADDR / MASTER_PORT (gloo)
+        "distributed.set_tpu_launch_env": _returning(None),
     }
     # what torch.manual_seed looks for to seed a privateuse1 device as well (torch_tpu has it)
     module._is_in_bad_fork = _returning(False)
@@ -1200,7 +1203,7 @@ def _tpu_module(tpu_api) -> types.ModuleType:
             continue
         sub = types.ModuleType(qualname)
         for name in sorted(exported):
-            setattr(sub, name, _Unemulated(f"{qualname}.{name}"))
+            setattr(sub, name, emulated.get(f"{last}.{name}", _Unemulated(f"{qualname}.{name}")))
         setattr(module, last, sub)
         sys.modules[qualname] = sub
     return module
@@ -1214,6 +1217,9 @@ def _install_tpu_shim() -> None:
     torch.utils.rename_privateuse1_backend(device_type)  # torch.device("tpu"), as torch_tpu does
     module = _tpu_module(tpu_api)
     torch._register_device_module(device_type, module)  # torch.tpu, sys.modules["torch.tpu"]
+    # torch's internals that pick a device for their own tensors (a barrier's) ask the C++
+    # accelerator, which the renamed device has none of (no PrivateUse1 hooks): the CPU it is
+    torch._C._get_accelerator = _returning(torch.device("cpu"))
     _install_device_shim(device_type, module, tpu_api.PROCESS_GROUP_BACKENDS)
     # torch_tpu's generated methods: Tensor.tpu(), Module.tpu() (by the shim), Tensor.is_tpu
     torch.Tensor.is_tpu = property(lambda self: True)  # every tensor is on the one emulated device
