@@ -16,12 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, ROOT, run_verify
+from conftest import EXAMPLES, FIXTURES, ROOT, run_verify
 from migrate_xla import tpu_api
 from migrate_xla.run import migrate_code, options_for
 from migrate_xla.verify import Settings, VerifyError, verify
 from migrate_xla.verify.compare import TPU_EMULATION_SCOPE
 from migrate_xla.verify.harness import _instrumentation, record_reference, runtime_of
+from test_verify import example_args, example_settings
 
 SCRIPTS = ROOT / "tests" / "scripts"
 TINY = SCRIPTS / "tiny_mlp.py"
@@ -131,6 +132,7 @@ out["module"] = [sys.modules["torch.tpu"] is torch.tpu, torch.tpu.is_available()
 missing = {q: sorted(n for n in names if not hasattr(sys.modules[q], n)) for q, names in tpu_api.PUBLIC_MODULES.items()}
 out["missing"] = {q: n for q, n in missing.items() if n}
 torch.tpu.synchronize()
+torch.tpu.distributed.set_tpu_launch_env(nproc_per_node=1)  # what a launcher's parent calls: nothing to set
 torch.manual_seed(0)
 first = torch.rand(1).item()
 out["seed_of_torch"] = torch.tpu.initial_seed()
@@ -195,8 +197,7 @@ MNIST = FIXTURES / "examples" / "mnist_cnn.py"
 @pytest.mark.slow
 def test_an_example_migrated_to_torch_tpu_by_the_tool_keeps_its_losses(tmp_path):
     code, _ = migrate_code(MNIST.read_text(), options_for(runtime="torch-tpu"))
-    if "torch_xla" in code:
-        pytest.skip("the torch-tpu rules still write torch_xla into this example (issue 24, item 1)")
+    assert "torch_xla" not in code and "torch.tpu.manual_seed(" in code
     result = run_verify(
         str(MNIST), "--runtime", "torch-tpu", "--steps", "4", "--json", str(tmp_path / "r.json"),
         "--", "--epochs", "1", "--train-size", "128",
@@ -205,6 +206,19 @@ def test_an_example_migrated_to_torch_tpu_by_the_tool_keeps_its_losses(tmp_path)
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["migrated"]["device"] == "cpu (tpu emulated)" and report["steps_compared"] == 4
     assert report["parameters"]["reference"] == report["parameters"]["migrated"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_every_example_migrated_to_torch_tpu_keeps_loss_parity_under_emulation(example, tmp_path, monkeypatch):
+    """Issue 24: every example migrated with --runtime torch-tpu verifies `match` (the examples'
+    own arguments and settings, as on CPU PJRT: test_verify.py)."""
+    monkeypatch.chdir(tmp_path)  # what the examples write (samples, checkpoints) lands here
+    result = verify(example, example_args(example), Settings(steps=8, **TPU, **example_settings(example)))
+    assert result.verdict == "match", result.message + result.migrated.stderr_tail
+    assert result.migrated.device == "cpu (tpu emulated)" and result.reference.device == "cpu (cuda emulated)"
+    assert result.reference.parameters == result.migrated.parameters
+    assert not [finding for finding in result.diagnosis if finding.blocking]
 
 
 def test_the_hand_migrations_spell_no_torch_xla_and_only_public_torch_tpu_names():
