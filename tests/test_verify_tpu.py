@@ -21,7 +21,7 @@ from migrate_xla import tpu_api
 from migrate_xla.run import migrate_code, options_for
 from migrate_xla.verify import Settings, VerifyError, verify
 from migrate_xla.verify.compare import TPU_EMULATION_SCOPE
-from migrate_xla.verify.harness import _instrumentation, record_reference, runtime_of
+from migrate_xla.verify.harness import _instrumentation, record_reference, runtime_of, tpu_facts
 from test_verify import example_args, example_settings
 
 SCRIPTS = ROOT / "tests" / "scripts"
@@ -114,10 +114,10 @@ def test_torch_xla_in_a_torch_tpu_migration_is_a_clear_crash(tmp_path, tiny_trac
 
 
 EMULATED = """\
-import json, sys, torch
-from migrate_xla import tpu_api
+import json, os, sys, torch
 from migrate_xla.verify import child
-child._install_tpu_shim()
+api = json.loads(os.environ["TPU_FACTS"])
+child._install_tpu_shim(api)
 child.TpuEmulationMode().__enter__()
 out = {}
 out["device"] = [str(torch.device("tpu")), torch.device("tpu:0").type]
@@ -129,7 +129,7 @@ out["placed"] = [
 out["is_tpu"] = torch.ones(1).is_tpu
 out["module"] = [sys.modules["torch.tpu"] is torch.tpu, torch.tpu.is_available(), torch.tpu.device_count(),
                  torch.tpu.current_device(), torch.tpu.get_device_name()]
-missing = {q: sorted(n for n in names if not hasattr(sys.modules[q], n)) for q, names in tpu_api.PUBLIC_MODULES.items()}
+missing = {q: [n for n in names if not hasattr(sys.modules[q], n)] for q, names in api["public_modules"].items()}
 out["missing"] = {q: n for q, n in missing.items() if n}
 torch.tpu.synchronize()
 torch.tpu.distributed.set_tpu_launch_env(nproc_per_node=1)  # what a launcher's parent calls: nothing to set
@@ -160,7 +160,7 @@ print(json.dumps(out))
 @pytest.mark.slow
 def test_the_emulated_torch_tpu_has_every_name_of_the_table(tmp_path):
     folder = _instrumentation(tmp_path)
-    env = {**os.environ, "PYTHONPATH": str(folder)}
+    env = {**os.environ, "PYTHONPATH": str(folder), "TPU_FACTS": json.dumps(tpu_facts())}
     env.pop("XLA_MIGRATE_VERIFY", None)
     done = subprocess.run(
         [sys.executable, "-c", EMULATED], env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path

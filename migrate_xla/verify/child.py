@@ -1114,7 +1114,8 @@ def _install_cuda_shim(float64: bool = False) -> None:
 # -- TorchTPU emulated on the CPU (the migrated run of a --runtime torch-tpu migration) -----
 #
 # torch_tpu renames PyTorch's privateuse1 device to "tpu" and installs ``torch.tpu``, whose
-# names are declared in one table (migrate_xla/tpu_api.py, generated from its wheel). Here
+# names are declared in one table (migrate_xla/tpu_api.py, generated from its wheel; the
+# harness passes it in the config, as this module imports nothing of xla-migrate). Here
 # the same rename makes torch.device("tpu") a device (of type "tpu"), the emulation maps it
 # to the CPU as the reference's does CUDA, and ``torch.tpu`` is built from the table: each
 # name with its CPU meaning, or, where TorchTPU's meaning cannot be had on the CPU (its eager
@@ -1161,8 +1162,8 @@ class _DeviceContext:
         return False
 
 
-def _tpu_module(tpu_api) -> types.ModuleType:
-    device_type = tpu_api.DEVICE
+def _tpu_module(tpu_api: dict) -> types.ModuleType:
+    device_type = tpu_api["device"]
     module = types.ModuleType(f"torch.{device_type}")
     module.__doc__ = "TorchTPU's torch.tpu, emulated on the CPU by xla-migrate verify."
     # The device's own generator: seeding it (torch.tpu.manual_seed) leaves the CPU generator,
@@ -1194,10 +1195,10 @@ def _tpu_module(tpu_api) -> types.ModuleType:
     }
     # what torch.manual_seed looks for to seed a privateuse1 device as well (torch_tpu has it)
     module._is_in_bad_fork = _returning(False)
-    names = tpu_api.PUBLIC_MODULES.get(module.__name__, frozenset())
-    for name in sorted(names):
+    public = tpu_api["public_modules"]
+    for name in sorted(public.get(module.__name__, ())):
         setattr(module, name, emulated.get(name, _Unemulated(f"{module.__name__}.{name}")))
-    for qualname, exported in sorted(tpu_api.PUBLIC_MODULES.items()):
+    for qualname, exported in sorted(public.items()):
         parent, _, last = qualname.rpartition(".")
         if parent != module.__name__:
             continue
@@ -1209,10 +1210,10 @@ def _tpu_module(tpu_api) -> types.ModuleType:
     return module
 
 
-def _install_tpu_shim() -> None:
-    from migrate_xla import tpu_api  # copied beside this module by the harness
-
-    device_type = tpu_api.DEVICE
+def _install_tpu_shim(tpu_api: dict) -> None:
+    """``tpu_api``: migrate_xla/tpu_api.py's facts, as the harness passes them (harness.tpu_facts):
+    the device name, the process-group and compile backends, the public modules and their names."""
+    device_type = tpu_api["device"]
     sys.modules["torch_xla"] = None  # import torch_xla: ModuleNotFoundError, as beside TorchTPU
     torch.utils.rename_privateuse1_backend(device_type)  # torch.device("tpu"), as torch_tpu does
     module = _tpu_module(tpu_api)
@@ -1220,7 +1221,7 @@ def _install_tpu_shim() -> None:
     # torch's internals that pick a device for their own tensors (a barrier's) ask the C++
     # accelerator, which the renamed device has none of (no PrivateUse1 hooks): the CPU it is
     torch._C._get_accelerator = _returning(torch.device("cpu"))
-    _install_device_shim(device_type, module, tpu_api.PROCESS_GROUP_BACKENDS)
+    _install_device_shim(device_type, module, tuple(tpu_api["process_group_backends"]))
     # torch_tpu's generated methods: Tensor.tpu(), Module.tpu() (by the shim), Tensor.is_tpu
     torch.Tensor.is_tpu = property(lambda self: True)  # every tensor is on the one emulated device
     torch.nn.utils.rnn.PackedSequence.tpu = lambda self, *args, **kwargs: self
@@ -1229,7 +1230,7 @@ def _install_tpu_shim() -> None:
     compile_ = torch.compile
 
     def compile_on_cpu(model=None, *args, backend="inductor", **kwargs):
-        if backend != tpu_api.COMPILE_BACKEND:
+        if backend != tpu_api["compile_backend"]:
             return compile_(model, *args, backend=backend, **kwargs)
         return model if model is not None else (lambda fn: fn)
 
@@ -1371,7 +1372,7 @@ def install() -> None:
     if emulated == "cuda":
         _install_cuda_shim(float64=bool(config.get("float64")))
     elif emulated is not None:
-        _install_tpu_shim()
+        _install_tpu_shim(config["tpu_api"])
     if config.get("seed") is not None:
         _seed_everything(recorder, config["seed"])
     _install_hooks(recorder)

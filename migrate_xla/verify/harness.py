@@ -29,6 +29,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from migrate_xla import tpu_api
 from migrate_xla.findings import RUNTIMES
 from migrate_xla.project import MIGRATION_FIELDS, Project, SettingsError, configure
 from migrate_xla.sources.discovery import find_sources
@@ -360,9 +361,18 @@ def _instrumentation(work: Path) -> Path:
     (folder / "migrate_xla" / "__init__.py").write_text("")
     (package / "__init__.py").write_text("")
     shutil.copy2(HERE / "child.py", package / "child.py")
-    # torch_tpu's public names and facts, for the emulated torch.tpu of a TorchTPU run
-    shutil.copy2(HERE.parent / "tpu_api.py", folder / "migrate_xla" / "tpu_api.py")
     return folder
+
+
+def tpu_facts() -> dict:
+    """What the child needs of migrate_xla/tpu_api.py to emulate TorchTPU (it imports nothing
+    of xla-migrate): the device, the backends, each public module's names."""
+    return {
+        "device": tpu_api.DEVICE,
+        "process_group_backends": list(tpu_api.PROCESS_GROUP_BACKENDS),
+        "compile_backend": tpu_api.COMPILE_BACKEND,
+        "public_modules": {module: sorted(names) for module, names in tpu_api.PUBLIC_MODULES.items()},
+    }
 
 
 def _run_all(
@@ -426,7 +436,11 @@ def _run_child(
             "diagnose": settings.diagnose,
             "perturb": role == "twin",
             # the migrated run of a TorchTPU migration: the "tpu" device emulated on the CPU
-            "emulate": "tpu" if role == "migrated" and settings.runtime == TORCH_TPU else None,
+            **(
+                {"emulate": tpu_api.DEVICE, "tpu_api": tpu_facts()}
+                if role == "migrated" and settings.runtime == TORCH_TPU
+                else {}
+            ),
             # auto: float64 unless convolutions make it cost a multiple of the bare runs
             "float64_conv_budget": FLOAT64_CONV_BUDGET // settings.steps
             if float64 and settings.precision == "auto"
