@@ -157,3 +157,13 @@ def test_runtimes_md_shows_what_each_runtime_writes():
     before, xla, tpu = re.findall(r"```python\n(.*?)```", text, re.S)
     assert migrate_code(before, options_for())[0] == xla
     assert migrate_code(before, options_for(runtime="torch-tpu"))[0] == tpu
+
+
+def test_every_family_has_torch_tpu_fixtures():
+    """What each family does under torch-tpu is documented by snapshots (or _noop fixtures, where
+    it does nothing); the XLA0xx families are about the input itself, the same under both."""
+    from migrate_xla import registry
+
+    families = {registry.family(rule) for rule in registry.all_rules() if not rule.CODE.startswith("XLA0")}
+    covered = {path.parent.name for _, path in TPU_OUTPUTS}
+    assert families <= covered, f"families without a `# fixture: runtime=torch-tpu` case: {sorted(families - covered)}"
