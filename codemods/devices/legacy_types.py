@@ -169,19 +169,32 @@ class LegacyTensorType(Rule):
         self.planned = False
         if not PLANNED.search(self.ctx.source or code_of(node)):
             return  # no legacy type and no availability flag: nothing to plan
-        nodes = list(_walk(node))
+        everything = list(subtree(node))
         # The plan is made before the traversal meets the imports: names resolve through the file's imports
         self.names = FileContext()
-        for found, _ in nodes:
-            if isinstance(found, (cst.Import, cst.ImportFrom)):
+        for found in everything:
+            if type(found) in (cst.Import, cst.ImportFrom):
                 self.names.learn_import(found)
+        # A reference to torch.cuda.FloatTensor or torch.cuda.is_available spells its last part, or
+        # is a name an import bound to it: only those are resolved (qualname costs)
+        wanted = {*LEGACY_DTYPES, "is_available"}
+        wanted |= {name for name, full in self.names.aliases.items() if full in CUDA_TYPES or full in AVAILABILITY}
         if not any(
-            self._legacy_ref(n) or self._availability_call(n) or (type(n) is cst.Call and self._string_type_call(n))
-            for n, _ in nodes
+            (type(n) is cst.Name and n.value in wanted or type(n) is cst.Attribute and n.attr.value in wanted)
+            and self._legacy_ref(n)
+            or type(n) is cst.Call
+            and (self._last_part(n.func) in wanted and self._availability_call(n) or self._string_type_call(n))
+            for n in everything
         ):
             return
         self.ctx.need_whole_module()
-        self._plan(node, nodes)
+        self._plan(node, list(_walk(node)))
+
+    @staticmethod
+    def _last_part(node: cst.CSTNode) -> str | None:
+        if type(node) is cst.Name:
+            return node.value
+        return node.attr.value if type(node) is cst.Attribute else None
 
     def qualname(self, node: cst.CSTNode) -> str | None:
         return self.names.qualname(node)
