@@ -52,7 +52,9 @@ def cuda_references(tree: ast.Module) -> list[tuple[int, str]]:
         id(part)
         for node in ast.walk(tree)
         if isinstance(node, ast.Compare)
-        or isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "startswith"
+        or isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "startswith"
         for part in ast.walk(node)
     }
     found = []
@@ -135,8 +137,10 @@ def test_torch_tpu_output_uses_only_torch_tpus_public_api(kind, path):
     imports = [
         node
         for node in ast.walk(tree)
-        if isinstance(node, ast.Import) and any(a.name.startswith("torch_xla") for a in node.names)
-        or isinstance(node, ast.ImportFrom) and (node.module or "").startswith("torch_xla")
+        if isinstance(node, ast.Import)
+        and any(a.name.startswith("torch_xla") for a in node.names)
+        or isinstance(node, ast.ImportFrom)
+        and (node.module or "").startswith("torch_xla")
     ]
     assert not imports, "torch-tpu output imports torch_xla"
     assert "torch_xla." not in code and "xm." not in code
