@@ -138,6 +138,7 @@ class Result:
     diagnosis: list[Finding] = field(default_factory=list)
     python: Any = None  # the Interpreter both runs used (interpreter.py)
     rtol_by_step: list[float] = field(default_factory=list)  # calibrated by the twin, where one ran
+    twin_losses: list[float] = field(default_factory=list)  # the twin's, where one ran
     runtime: str | None = None  # what the script was migrated for: torch-xla or torch-tpu
 
     @property
@@ -170,7 +171,7 @@ class Result:
                 "rtol": self.rtol,
                 "atol": self.atol,
                 "source": self.tolerance_source,
-                **({"rtol_by_step": self.rtol_by_step} if self.rtol_by_step else {}),
+                **({"rtol_by_step": self.rtol_by_step, "twin_losses": self.twin_losses} if self.rtol_by_step else {}),
             },
             "first_mismatch": self.first_mismatch,
             "message": self.message,
@@ -208,6 +209,7 @@ def compare(
     atol = default_atol if atol is None else atol
     result = Result("error", reference, migrated, rtol, atol, seed=seed, tolerance_source=source)
     if twin is not None and not twin.error and rtol is default_rtol:
+        result.twin_losses = twin.losses
         result.rtol_by_step = _calibrated(reference.losses, twin.losses, rtol)
         result.tolerance_source = (
             f"calibrated: {TWIN_FACTOR:g} times the drift of a twin of the reference whose weights moved by "
