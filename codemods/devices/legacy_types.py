@@ -64,6 +64,13 @@ NUMPY_SCALARS = frozenset({"prod", "sum", "mean", "max", "min", "argmax", "argmi
 PLANNED = re.compile(
     r"(?:" + "|".join(LEGACY_DTYPES) + r")\b|^[ \t]*[\w.]+[ \t]*(?::[^=\n]*)?=(?!=)[\s\S]{0,200}?is_available", re.M
 )
+# ... and what it must spell as well for one of them to be CUDA's: a legacy type or availability
+# test named through torch.cuda (torch.accelerator), which an attribute chain spells right
+# before the name (cuda.FloatTensor, also in a type's string), and an import binds otherwise
+RESOLVABLE = re.compile(
+    r"(?:cuda|accelerator)\s*\.\s*(?:" + "|".join(LEGACY_DTYPES) + r"|is_available)\b"
+    r"|from\s+torch\.(?:cuda|accelerator)\s+import|(?:cuda|accelerator)\s+as\b"
+)
 _PLAIN = (
     cst.Name,
     cst.Attribute,
@@ -167,8 +174,9 @@ class LegacyTensorType(Rule):
     # -- analysis of the whole file ----------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
         self.planned = False
-        if not PLANNED.search(self.ctx.source or code_of(node)):
-            return  # no legacy type and no availability flag: nothing to plan
+        text = self.ctx.source or code_of(node)
+        if not (PLANNED.search(text) and RESOLVABLE.search(text)):
+            return  # no legacy CUDA type and no availability flag: nothing to plan
         everything = list(subtree(node))
         # The plan is made before the traversal meets the imports: names resolve through the file's imports
         self.names = FileContext()
