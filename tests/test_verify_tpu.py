@@ -229,3 +229,14 @@ def test_the_hand_migrations_spell_no_torch_xla_and_only_public_torch_tpu_names(
         assert "torch_xla" not in code and "cuda" not in code
         for name in re.findall(r"torch\.tpu\.\w+", code):
             assert tpu_api.is_public(name), name
+
+
+@pytest.mark.slow
+def test_two_emulated_process_groups_do_not_meet_at_the_port_the_script_names(tmp_path):
+    """Both runs open a gloo group side by side (NCCL's in the reference, TorchTPU's in the
+    migrated run): each meets at its own port, not at the script's MASTER_PORT (EADDRINUSE)."""
+    script = SCRIPTS / "ddp_fixed_port.py"
+    result = run_verify(str(script), "--runtime", "torch-tpu", "--steps", "6", "--json", str(tmp_path / "r.json"))
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["verdict"] == "match" and report["steps_compared"] == 6

@@ -1047,6 +1047,11 @@ def _install_device_shim(device_type: str, module, backends: tuple[str, ...]) ->
     def gloo_instead(backend=None, *args, **kwargs):
         if isinstance(backend, str) and any(name in backend for name in backends):
             backend = "gloo"
+        # this child's own port (harness.RENDEZVOUS_PORT): the other run's group may be meeting
+        # at the port the script names, side by side on this machine
+        method = kwargs.get("init_method") or (args[0] if args else None)
+        if (method is None or str(method).startswith("env://")) and "XLA_MIGRATE_VERIFY_PORT" in os.environ:
+            os.environ["MASTER_PORT"] = os.environ["XLA_MIGRATE_VERIFY_PORT"]
         return init_process_group(backend, *args, **kwargs)
 
     dist.init_process_group = gloo_instead

@@ -333,6 +333,10 @@ def _shared_environment(script: Path, settings: Settings) -> dict[str, str]:
     return env
 
 
+# The environment variable that gives a child the port its emulated process group meets at (child.py)
+RENDEZVOUS_PORT = "XLA_MIGRATE_VERIFY_PORT"
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -423,7 +427,11 @@ def _run_child(
     child_env = dict(env)
     # Each child its own rendezvous port (the two run side by side and would both serve one),
     # unless the caller chose one; a script's os.environ.setdefault("MASTER_PORT", ...) keeps it.
-    child_env.setdefault("MASTER_PORT", str(_free_port()))
+    # An emulated process group (gloo for NCCL or TorchTPU's) meets at RENDEZVOUS_PORT whatever
+    # the script or the caller set: two gloo groups on one port fail (EADDRINUSE).
+    port = str(_free_port())
+    child_env.setdefault("MASTER_PORT", port)
+    child_env[RENDEZVOUS_PORT] = port
     child_env["PYTHONPATH"] = os.pathsep.join([*path, *filter(None, [env.get("PYTHONPATH")])])
     child_env["XLA_MIGRATE_VERIFY"] = json.dumps(
         {
