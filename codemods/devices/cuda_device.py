@@ -135,7 +135,8 @@ class CudaDevice(Rule):
 class CudaDeviceString(Rule):
     """Device names kept as strings: ``"cuda"`` becomes ``"xla"`` where it names a device.
 
-    Scripts keep the device in variables, config dicts, argparse defaults, function
+    Scripts keep the device in variables (also as the fallback of a device the user may name,
+    ``args.device or ("cuda" if ... else "cpu")``), config dicts, argparse defaults, function
     defaults, ``device=`` / ``.to(...)`` arguments and the return values of helpers
     named like ``get_device()``. ``"xla"`` is the guide's
     ``torch.device('xla')`` spelled as a string; ``import torch_xla`` is added so that
@@ -176,14 +177,27 @@ class CudaDeviceString(Rule):
             imports=string_imports(self.ctx.api),
         )
 
+    def _assigned(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+        """A device variable's value: a CUDA name, or the CUDA fallback of ``args.device or "cuda"``
+        (``args.device or ("cuda" if torch.cuda.is_available() else "cpu")``)."""
+        if is_cuda_value(original):
+            return self._to_xla(original, updated, "assigned")
+        if (
+            isinstance(original, cst.BooleanOperation)
+            and isinstance(original.operator, cst.Or)
+            and is_cuda_value(original.right)
+        ):
+            return updated.with_changes(right=self._to_xla(original.right, updated.right, "as the fallback"))
+        return updated
+
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
-        if is_cuda_value(original.value) and any(names_device(target_name(t.target)) for t in original.targets):
-            return updated.with_changes(value=self._to_xla(original.value, updated.value, "assigned"))
+        if any(names_device(target_name(t.target)) for t in original.targets):
+            return updated.with_changes(value=self._assigned(original.value, updated.value))
         return updated
 
     def leave_AnnAssign(self, original: cst.AnnAssign, updated: cst.AnnAssign):
-        if original.value is not None and is_cuda_value(original.value) and names_device(target_name(original.target)):
-            return updated.with_changes(value=self._to_xla(original.value, updated.value, "assigned"))
+        if original.value is not None and names_device(target_name(original.target)):
+            return updated.with_changes(value=self._assigned(original.value, updated.value))
         return updated
 
     def leave_DictElement(self, original: cst.DictElement, updated: cst.DictElement):
