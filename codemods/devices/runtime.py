@@ -147,26 +147,20 @@ class CudaRuntimeCall(Rule):
             return updated  # a statement of its own is removed by leave_Expr; elsewhere XLA899 flags it
         if template == self.ctx.api.mirror(name):  # torch.tpu.X(...): the same arguments
             replacement = updated.with_changes(func=parse_expr(template))
-            return self.replace(
-                original,
-                updated,
-                replacement,
-                f"`{name}()` -> `{template}()`",
-                imports=imports,
-                drop_if_unused=self.ctx.import_behind(original.func),
-            )
-        if "{0}" in template:
-            if not original.args:
-                return updated
-            template = template.format(code_of(updated.args[0].value))
-        replacement = parse_expr(template)
-        if name.endswith("manual_seed") or name.endswith("manual_seed_all"):
-            self.seeds[id(replacement)] = replacement
+            shown = f"{template}()"
+        else:
+            if "{0}" in template:
+                if not original.args:
+                    return updated
+                template = template.format(code_of(updated.args[0].value))
+            replacement, shown = parse_expr(template), template
+            if name.endswith("manual_seed") or name.endswith("manual_seed_all"):
+                self.seeds[id(replacement)] = replacement
         return self.replace(
             original,
             updated,
             replacement,
-            f"`{name}()` -> `{template}`",
+            f"`{name}()` -> `{shown}`",
             imports=imports,
             drop_if_unused=self.ctx.import_behind(original.func),
         )
