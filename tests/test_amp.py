@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from codemods.amp import scaler_analysis
-from conftest import migrate, migrate_with_findings
+from conftest import codes, migrate, migrate_with_findings
 
 LOOP = """\
     import torch
@@ -248,3 +248,155 @@ def test_a_scaler_that_stays_is_disabled_once_the_dtype_is_mapped():
     )
     assert 'dtype = "bfloat16"' in migrated
     assert 'scaler = torch.amp.GradScaler("xla", enabled=(dtype == "float16"))' in migrated  # False now
+
+
+# -- autocast prepared with functools.partial (timm's amp_autocast) ------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["amp_autocast = partial(torch.autocast, device_type='cuda')", "partial(torch.cuda.amp.autocast)"],
+)
+def test_the_choice_analysis_wakes_on_a_partial_of_autocast(text):
+    from codemods.amp.dtype_choices import AUTOCAST_CALL
+
+    assert AUTOCAST_CALL.search(text)
+
+
+def test_a_partial_is_migrated_argument_by_argument_as_a_direct_call():
+    partial_code = migrate(
+        "import torch\nfrom functools import partial\nac = partial(torch.cuda.amp.autocast, True, torch.half)\n"
+    )
+    direct = migrate("import torch\nac = torch.cuda.amp.autocast(True, torch.half)\n")
+    assert 'partial(torch.autocast, "xla", dtype=torch.bfloat16, enabled=True)' in partial_code
+    assert 'torch.autocast("xla", dtype=torch.bfloat16, enabled=True)' in direct
+
+
+def test_the_type_of_a_cuda_device_is_the_xla_device_type():
+    migrated = migrate(
+        """\
+        import torch
+        from functools import partial
+        device = torch.device("cuda")
+        amp_autocast = partial(torch.autocast, device_type=device.type, dtype=torch.bfloat16)
+        with torch.autocast(device.type):
+            pass
+        """
+    )
+    assert 'amp_autocast = partial(torch.autocast, "xla", dtype=torch.bfloat16)' in migrated
+    assert 'with torch.autocast("xla", dtype=torch.bfloat16):' in migrated
+
+
+@pytest.mark.parametrize("call", ["amp_autocast(torch.float16)", "amp_autocast(dtype=torch.float16)"])
+def test_a_partial_called_with_autocast_arguments_is_flagged_not_rewritten(call):
+    code = f"""\
+        import torch
+        from functools import partial
+        amp_autocast = partial(torch.autocast, "cuda")
+        with {call}:
+            pass
+        """
+    migrated, diagnostics = migrate_with_findings(code)
+    assert 'partial(torch.autocast, "cuda")' in migrated
+    flagged = [d for d in diagnostics if d.code == "XLA401"]
+    assert len(flagged) == 1 and not flagged[0].fixed
+    assert 'partial(torch.autocast, "xla", dtype=torch.bfloat16)' in flagged[0].message
+
+
+# -- NVIDIA apex amp (XLA408) -----------------------------------------------------------------
+
+APEX = """\
+    import torch
+    from apex import amp
+    model = torch.nn.Linear(2, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    {initialize}
+    for x in batches:
+        loss = model(x).sum()
+        with amp.scale_loss(loss, optimizer) as scaled_loss:
+            scaled_loss.backward()
+        optimizer.step()
+    """
+
+
+@pytest.mark.parametrize(
+    "initialize, autocast",
+    [
+        ('model, optimizer = amp.initialize(model, optimizer, opt_level="O1")', True),
+        ("model, optimizer = amp.initialize(model, optimizer)", True),  # apex's default is O1
+        ('model, optimizer = amp.initialize(model, optimizer, opt_level="O2", loss_scale=128.0)', True),
+        ('model, optimizer = amp.initialize(model, optimizer, opt_level="O0")', False),  # float32
+        ('model, optimizer = amp.initialize(model, optimizer, enabled=False, opt_level="O1")', False),
+    ],
+)
+def test_apex_amp_goes_and_o1_o2_become_bfloat16_autocast(initialize, autocast):
+    migrated, diagnostics = migrate_with_findings(APEX.format(initialize=initialize), select=["XLA4", "XLA8"])
+    assert "amp" not in migrated.replace("autocast", "")
+    assert ('with torch.autocast("xla", dtype=torch.bfloat16):\n        loss = model(x).sum()' in migrated) is autocast
+    assert "    loss.backward()\n" in migrated
+    assert all(d.fixed for d in diagnostics) and {d.code for d in diagnostics} == {"XLA408"}
+
+
+def test_new_names_for_what_initialize_returns_are_assigned_its_arguments():
+    migrated = migrate(APEX.format(initialize='net, opt = amp.initialize(model, optimizer, opt_level="O0")'))
+    assert "net, opt = model, optimizer" in migrated
+    migrated = migrate(APEX.format(initialize='net = amp.initialize(model, opt_level="O0")'))
+    assert "net = model\n" in migrated
+
+
+@pytest.mark.parametrize(
+    "initialize, why",
+    [
+        ("model, optimizer = amp.initialize(model, optimizer, opt_level=args.opt_level)", "chosen at run time"),
+        ('model, optimizer = amp.initialize(model, optimizer, enabled=args.amp, opt_level="O1")', "`enabled="),
+        ('model, optimizer = amp.initialize(model, optimizer, opt_level="O3")', "O3"),
+        ("model, optimizer = amp.initialize(model, optimizer, patch_torch_functions=False)", "overrides"),
+        ('if args.amp: model, optimizer = amp.initialize(model, optimizer, opt_level="O1")', "condition"),
+        ('model, optimizer = amp.initialize(model, optimizer, opt_level="O1"); amp.initialize(model)', "2 times"),
+    ],
+)
+def test_an_initialize_xla_migrate_cannot_place_is_flagged_once_and_kept(initialize, why):
+    migrated, diagnostics = migrate_with_findings(APEX.format(initialize=initialize))
+    flagged = [d for d in diagnostics if not d.fixed]
+    assert [d.code for d in flagged] == ["XLA408"] * len(flagged) and flagged  # XLA807 leaves it to XLA408
+    assert why in flagged[0].message and 'torch.autocast("xla", dtype=torch.bfloat16)' in flagged[0].message
+    assert "amp.initialize(" in migrated and "from apex import amp" in migrated
+    assert "    loss.backward()\n" in migrated  # scale_loss is converted all the same
+
+
+def test_a_forward_pass_in_another_function_is_not_guessed():
+    migrated, diagnostics = migrate_with_findings(
+        """\
+        import torch
+        from apex import amp
+        model, optimizer = amp.initialize(model, optimizer, opt_level="O1")
+        def step(batch):
+            loss = compute_loss(batch)
+            with amp.scale_loss(loss, optimizer) as scaled_loss:
+                scaled_loss.backward()
+        """
+    )
+    assert "autocast" not in migrated.split("TODO")[0] and "amp.initialize(" in migrated
+    assert [(d.code, d.fixed) for d in diagnostics] == [("XLA408", False), ("XLA408", True)]
+
+
+def test_a_scaled_loss_read_twice_is_computed_once():
+    migrated = migrate(
+        """\
+        from apex import amp
+        with amp.scale_loss(loss / accum, optimizer) as scaled_loss:
+            scaled_loss.backward(retain_graph=True)
+            log(scaled_loss)
+        """
+    )
+    assert "scaled_loss = loss / accum\nscaled_loss.backward(retain_graph=True)\nlog(scaled_loss)\n" in migrated
+
+
+def test_master_params_iterates_the_optimizer_groups_as_apex_does():
+    migrated = migrate("from apex import amp\nparams = list(amp.master_params(self.optimizer))\n")
+    assert migrated == 'params = list((p for group in self.optimizer.param_groups for p in group["params"]))\n'
+
+
+def test_other_apex_names_are_still_xla807s():
+    found = codes("import torch\nfrom apex import amp\nwith amp.disable_casts():\n    pass\nh = amp.init()\n")
+    assert found == ["XLA807", "XLA807"]

@@ -5,7 +5,10 @@ guide (https://docs.pytorch.org/xla/master/perf/amp.html): TPUs compute in bfloa
 natively, and bfloat16 keeps float32's exponent range, so it needs no loss scaling.
 Under ``--runtime torch-tpu`` autocast goes to the ``tpu`` device, ``torch.autocast("tpu",
 dtype=torch.bfloat16)``, and the GradScaler goes as it does for XLA; the sync-free
-optimizers (XLA404) are PyTorch/XLA's only.
+optimizers (XLA404) are PyTorch/XLA's only. Autocast prepared with ``functools.partial`` (timm's
+``amp_autocast``) migrates as a direct call does, and NVIDIA apex's ``amp`` (``initialize``,
+``scale_loss``, ``master_params``, its state in checkpoints) becomes bfloat16 autocast of the
+forward pass without loss scaling (XLA408).
 """
 
 # This docstring is the family's section of docs/rules.md (python -m migrate_xla.docs).
@@ -15,6 +18,7 @@ optimizers (XLA404) are PyTorch/XLA's only.
 #   float16.py          XLA405 float16-to-bfloat16
 #   run_time_dtype.py   XLA406 run-time-amp-dtype
 #   library_scaler.py   XLA407 library-loss-scaler
+#   apex_amp.py         XLA408 apex-amp
 #   scaler_analysis.py  what a file does with its GradScalers (XLA402-XLA404 share it)
 #   dtype_choices.py    where an autocast's dtype is chosen (XLA401 and XLA405 share it)
 #   walk.py             the walk both analyses make

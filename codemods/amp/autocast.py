@@ -12,9 +12,11 @@ from codemods.amp.common import (
     amp_guide,
     arg_index,
     autocast_positions,
+    autocast_view,
     device_imports,
     device_string,
     device_word,
+    is_partial,
     keyword_arg,
     torch_module,
 )
@@ -23,6 +25,7 @@ from codemods.shared.statements import carried_name
 from migrate_xla.rule import (
     CUDA_WORD,
     SAFE,
+    Import,
     Rule,
     append_keyword,
     call_arg,
@@ -71,6 +74,17 @@ class CudaAutocast(Rule):
     ptdtype``, which keeps every other choice. The decorators of custom
     autograd functions, ``torch.cuda.amp.custom_fwd`` / ``custom_bwd``, become
     ``torch.amp.custom_fwd(device_type="xla")`` (a float16 ``cast_inputs`` becomes bfloat16).
+
+    Autocast prepared as a context-manager factory, ``functools.partial(torch.autocast,
+    device_type=device.type, dtype=amp_dtype)`` (timm's train.py builds ``amp_autocast`` so and
+    enters it as ``with amp_autocast():``), gets what a direct call gets, argument by argument:
+    ``partial(torch.autocast, "xla", dtype=amp_dtype)``, the partial kept. A device's ``.type``
+    counts as CUDA where the device is a CUDA choice, and a dtype variable the file assigns
+    ``torch.float16`` (timm's ``amp_dtype = torch.float16``, ``torch.bfloat16`` under an
+    option) counts as float16 does, for direct calls too. Where the file calls the partial's
+    name with autocast's own arguments (``amp_autocast(torch.float16)``, ``dtype=`` at the
+    call), the migrated partial's device and dtype would clash with them or be overridden: it
+    is flagged instead, with the partial to write.
 
     Under ``--runtime torch-tpu`` the device is ``"tpu"``: ``torch.autocast("tpu",
     dtype=torch.bfloat16)`` (bfloat16 is also TorchTPU's default autocast dtype; it is
@@ -160,15 +174,85 @@ class CudaAutocast(Rule):
                     new = new.with_changes(value=parse_expr(f"{torch_module(self.ctx)[0]}.bfloat16"))
                 args.append(new)
             return self._custom(original, updated, name, args)
-        positions = autocast_positions(self.ctx, original, self.choices.cuda_variables)
-        if positions is None or any(a.star for a in original.args):
+        view = autocast_view(self.ctx, original)
+        if view is None:
             return updated
+        if not is_partial(view, original):
+            found = self._migrated(original, updated, original)
+            if found is None:
+                return updated
+            replacement, why, imports = found
+            kept = replacement.func is updated.func  # the device variable stays: only the dtype changed
+            return self.replace(
+                original,
+                updated,
+                replacement,
+                f"`{snippet(original)}` -> `{(snippet if kept else code_of)(replacement)}`: {why}; "
+                f"see {amp_guide(self.ctx)}",
+                imports=imports,
+                drop_if_unused=() if kept else self.ctx.import_behind(original.func),
+            )
+        return self._partial(original, updated, view)
+
+    def _partial(self, original: cst.Call, updated: cst.Call, view: cst.Call):
+        """``functools.partial(torch.autocast, device_type=device.type, dtype=amp_dtype)`` (timm's
+        ``amp_autocast``): its arguments migrate as a direct call's do, the partial stays a partial."""
+        updated_view = cst.Call(func=updated.args[0].value, args=updated.args[1:])
+        site = self.choices.overridden.get(id(original))
+        if site is not None:
+            if autocast_positions(self.ctx, view, self.choices.cuda_variables, self.choices.half_variables):
+                what = "a positional argument" if any(a.keyword is None for a in site.args) else "its own dtype"
+                torch = torch_module(self.ctx)[0]
+                self.flag(
+                    original,
+                    f"`{snippet(original)}` prepares CUDA autocast, and `{snippet(site)}` passes it {what} at its "
+                    "call, which the device type and dtype a migration names in the partial would clash with or be "
+                    f"overridden by: make it `{code_of(original.func)}({torch}.autocast, "
+                    f"{device_string(self.ctx, original).value}, dtype={torch}.bfloat16)` and pass only `enabled=` "
+                    f"or `cache_enabled=` at its calls; {device_word(self.ctx)} autocast computes in bfloat16, which "
+                    f"needs no GradScaler; see {amp_guide(self.ctx)}",
+                )
+            return updated
+        found = self._migrated(view, updated_view, original)
+        if found is None:
+            return updated
+        migrated, why, imports = found
+        function = updated.args[0].with_changes(value=migrated.func)
+        replacement = updated.with_changes(args=[function, *migrated.args])
+        return self.replace(
+            original,
+            updated,
+            replacement,
+            f"`{snippet(original)}` -> `{snippet(replacement)}`: the partial's arguments are autocast's; {why}; "
+            f"see {amp_guide(self.ctx)}",
+            imports=imports,
+            drop_if_unused=self.ctx.import_behind(view.func),
+        )
+
+    def _migrated(
+        self, original: cst.Call, updated: cst.Call, at: cst.CSTNode
+    ) -> tuple[cst.Call, str, list[Import]] | None:
+        """The XLA autocast call for CUDA autocast ``original`` (a call, or a partial's
+        ``autocast_view``; ``at`` is the node of the tree a flag goes on), what the message
+        says about it after the arrow, and the imports it needs; None when it is not CUDA
+        autocast or stays as it is."""
+        positions = autocast_positions(self.ctx, original, self.choices.cuda_variables, self.choices.half_variables)
+        if positions is None or any(a.star for a in original.args):
+            return None
         dtype_at, enabled_at, cache_at = positions
         torch, imports = torch_module(self.ctx)
-        dtype_value, why = self._dtype(original, updated, dtype_at, torch)
+        dtype_value, why = self._dtype(original, updated, dtype_at, torch, at)
         device = call_arg(original, 0, "device_type") if self.qualname(original.func) in DEVICE_AUTOCAST else None
         if device is not None and carried_name(device.value) in self.choices.device_variables:
-            return self._keep_device(original, updated, dtype_at, dtype_value, why)
+            replacement = self._keep_device(original, updated, dtype_at, dtype_value)
+            if replacement is None:
+                return None  # the dtype is mapped where it is chosen
+            return (
+                replacement,
+                f"the device variable is the {device_word(self.ctx)} device; TPUs compute in bfloat16, which "
+                f"needs no GradScaler{why}",
+                [],
+            )
         like = device.value if device is not None and string_value(device.value) is not None else original
         args = [cst.Arg(device_string(self.ctx, like)), keyword_arg("dtype", dtype_value)]
         for keyword, position in (("enabled", enabled_at), ("cache_enabled", cache_at)):
@@ -179,20 +263,16 @@ class CudaAutocast(Rule):
         self.ctx.forget_fixes_inside(original.func)
         if device is not None:
             self.ctx.forget_fixes_inside(device)
-        return self.replace(
-            original,
-            updated,
+        return (
             replacement,
-            f"`{snippet(original)}` -> `{code_of(replacement)}`: TPUs compute in bfloat16, which "
-            f"needs no GradScaler{why}; see {amp_guide(self.ctx)}",
-            imports=[*device_imports(self.ctx), *imports],
-            drop_if_unused=self.ctx.import_behind(original.func),
+            f"TPUs compute in bfloat16, which needs no GradScaler{why}",
+            [*device_imports(self.ctx), *imports],
         )
 
     def _dtype(
-        self, original: cst.Call, updated: cst.Call, dtype_at: int, torch: str
+        self, original: cst.Call, updated: cst.Call, dtype_at: int, torch: str, at: cst.CSTNode
     ) -> tuple[cst.BaseExpression, str]:
-        """The migrated autocast's dtype, and what the message says about it."""
+        """The migrated autocast's dtype, and what the message says about it (a flag goes on ``at``)."""
         index = arg_index(original, dtype_at, "dtype")
         choice = self.choices.choices.get(id(original.args[index].value)) if index is not None else None
         if choice is None:  # float16, or CUDA's default float16
@@ -212,7 +292,7 @@ class CudaAutocast(Rule):
             why = f"`{snippet(value)}` is also used outside autocast (`{snippet(choice.shared)}`)"
         if not isinstance(value, (cst.Name, cst.Attribute)):
             self.flag(
-                original,
+                at,
                 f"{why}: if it can be float16, choose bfloat16 there (TPUs compute in "
                 f"bfloat16 natively, and it needs no GradScaler); see {amp_guide(self.ctx)}",
             )
@@ -221,8 +301,9 @@ class CudaAutocast(Rule):
         guarded = parse_expr(f"{torch}.bfloat16 if {code} == {torch}.float16 else {code}")
         return guarded, f"; {why}, so float16 becomes bfloat16 here and any other choice is kept"
 
-    def _keep_device(self, original, updated, dtype_at, dtype_value, why):
-        """``torch.autocast(device_type=device_type, dtype=...)``: XLA102 rewrites the variable."""
+    def _keep_device(self, original, updated, dtype_at, dtype_value) -> cst.Call | None:
+        """``torch.autocast(device_type=device_type, dtype=...)``: XLA102 rewrites the variable.
+        None when the call stays as it is (its dtype is mapped where it is chosen)."""
         index = arg_index(original, dtype_at, "dtype")
         if index is None:
             replacement = append_keyword(updated, "dtype", dtype_value)
@@ -230,13 +311,4 @@ class CudaAutocast(Rule):
             args = list(updated.args)
             args[index] = args[index].with_changes(value=dtype_value)
             replacement = updated.with_changes(args=args)
-        if replacement.deep_equals(updated):
-            return updated  # the dtype is mapped where it is chosen
-        return self.replace(
-            original,
-            updated,
-            replacement,
-            f"`{snippet(original)}` -> `{snippet(replacement)}`: the device variable is the "
-            f"{device_word(self.ctx)} device; TPUs compute in bfloat16, which needs no GradScaler{why}; "
-            f"see {amp_guide(self.ctx)}",
-        )
+        return None if replacement.deep_equals(updated) else replacement

@@ -17,6 +17,8 @@ DEVICE_AUTOCAST = frozenset(name for name in AMP_DEVICE_CALLS if name.endswith("
 CUDA_SCALER = frozenset({"torch.cuda.amp.GradScaler", "torch.cuda.amp.grad_scaler.GradScaler"})
 DEVICE_SCALER = frozenset(name for name in AMP_DEVICE_CALLS if name.endswith("GradScaler"))
 HALF = frozenset({"torch.float16", "torch.half"})
+# functools.partial(autocast, ...): a context-manager factory (timm's train.py, ``amp_autocast``)
+PARTIAL = frozenset({"functools.partial"})
 CUDA_CUSTOM = {"torch.cuda.amp.custom_fwd": "custom_fwd", "torch.cuda.amp.custom_bwd": "custom_bwd"}
 BFLOAT16 = "torch.bfloat16"
 NO_SCALING = "bfloat16 needs no loss scaling"
@@ -51,10 +53,40 @@ def atomic(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
-def autocast_positions(names: FileContext, call: cst.Call, cuda_variables: set[str]) -> tuple[int, int, int] | None:
-    """Positions of ``dtype``, ``enabled`` and ``cache_enabled`` if ``call`` is CUDA autocast:
-    ``torch.cuda.amp.autocast``, or ``torch.autocast`` on ``"cuda"``, on a CUDA/CPU choice, on
-    a variable the file assigned one to, or on any device variable with a float16 dtype."""
+def autocast_view(names: FileContext, call: cst.Call) -> cst.Call | None:
+    """The autocast call that ``call`` makes or prepares: ``call`` itself for ``torch.autocast(...)``
+    and the like, or, for ``functools.partial(torch.autocast, ...)``, a call of its first
+    argument with the rest of its arguments (the same ``Arg`` nodes, so that ``id`` of each
+    is what the tree holds): a partial's arguments get what a direct call's get. None for
+    any other call, and for a partial whose function is given by keyword or unpacked."""
+    name = names.qualname(call.func)
+    if name in CUDA_AUTOCAST or name in DEVICE_AUTOCAST:
+        return call
+    if name not in PARTIAL or not call.args or call.args[0].keyword is not None or call.args[0].star:
+        return None
+    function = call.args[0].value
+    if names.qualname(function) not in CUDA_AUTOCAST | DEVICE_AUTOCAST:
+        return None
+    return cst.Call(func=function, args=call.args[1:])
+
+
+def is_partial(view: cst.Call, call: cst.Call) -> bool:
+    """Whether ``view`` (``autocast_view``) stands for a ``partial`` rather than being ``call``."""
+    return view is not call
+
+
+def autocast_positions(
+    names: FileContext,
+    call: cst.Call,
+    cuda_variables: set[str],
+    half_variables: frozenset[str] | set[str] = frozenset(),
+) -> tuple[int, int, int] | None:
+    """Positions of ``dtype``, ``enabled`` and ``cache_enabled`` if ``call`` (an autocast call,
+    or ``autocast_view`` of a partial) is CUDA autocast: ``torch.cuda.amp.autocast``, or
+    ``torch.autocast`` on ``"cuda"``, on a CUDA/CPU choice, on a variable the file assigned one
+    to (or its ``.type``: ``device = torch.device("cuda")``, ``device.type``), or on any device
+    variable with a float16 dtype (``torch.float16``, or a name in ``half_variables``, which the
+    file assigns ``torch.float16``: timm's ``amp_dtype``)."""
     name = names.qualname(call.func)
     if name in CUDA_AUTOCAST:
         return 1, 0, 2  # torch.cuda.amp.autocast(enabled, dtype, cache_enabled)
@@ -64,9 +96,14 @@ def autocast_positions(names: FileContext, call: cst.Call, cuda_variables: set[s
     dtype = call_arg(call, 1, "dtype")
     if device is None:
         return None
-    cuda = is_cuda_value(device.value) or code_of(device.value) in cuda_variables
-    half = dtype is not None and names.qualname(dtype.value) in HALF
-    if cuda or (half and string_value(device.value) is None):
+    value = device.value
+    cuda = is_cuda_value(value) or code_of(value) in cuda_variables
+    if isinstance(value, cst.Attribute) and value.attr.value == "type":  # device.type
+        cuda = cuda or code_of(value.value) in cuda_variables
+    half = dtype is not None and (
+        names.qualname(dtype.value) in HALF or (half_variables and code_of(dtype.value) in half_variables)
+    )
+    if cuda or (half and string_value(value) is None):
         return 1, 2, 3  # torch.autocast(device_type, dtype, enabled, cache_enabled)
     return None
 

@@ -12,7 +12,15 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from codemods.amp.common import BFLOAT16, CUDA_SCALER, DEVICE_SCALER, HALF, autocast_positions
+from codemods.amp.common import (
+    BFLOAT16,
+    CUDA_SCALER,
+    DEVICE_SCALER,
+    HALF,
+    autocast_positions,
+    autocast_view,
+    is_partial,
+)
 from codemods.amp.walk import is_reference, use_context, walk
 from codemods.shared.device_values import is_cuda_value, names_device
 from codemods.shared.statements import carried_name
@@ -72,16 +80,21 @@ class DtypeChoices:
     sites: dict[int, tuple[str, Choice]] = field(default_factory=dict)  # the nodes XLA401 rewrites
     merged: dict[int, Choice] = field(default_factory=dict)  # id(IfExp) whose branches agree once mapped
     cuda_variables: set[str] = field(default_factory=set)  # names the file assigns a CUDA device choice
+    half_variables: set[str] = field(default_factory=set)  # names the file assigns torch.float16
     device_variables: set[str] = field(default_factory=set)  # those of them XLA102 rewrites
     # Once XLA406 maps a run-time option's float16 to bfloat16 as argparse reads it, a test
     # ``args.amp_dtype == "float16"`` is always false: id(test) -> its value, for the tests whose
     # branch no run takes makes or uses a GradScaler, and the ids of the nodes of those branches
     never: dict[int, bool] = field(default_factory=dict)
     dead: set[int] = field(default_factory=set)
+    # id(partial(autocast, ...) call) -> a call of the name it is bound to that passes autocast's
+    # arguments itself (positionally, or dtype= / device_type=), which the migrated partial's would clash with
+    overridden: dict[int, cst.Call] = field(default_factory=dict)
 
 
-# What a call of autocast spells (every name in CUDA_AUTOCAST and DEVICE_AUTOCAST ends in ``autocast``)
-AUTOCAST_CALL = re.compile(called(words("autocast")))
+# What a call of autocast spells (every name in CUDA_AUTOCAST and DEVICE_AUTOCAST ends in ``autocast``),
+# or a partial of it: ``partial(torch.autocast, ...)``, ``partial(torch.cuda.amp.autocast)``
+AUTOCAST_CALL = re.compile(called(words("autocast")) + "|" + words("autocast") + r"(?:[\s\\]|#[^\n]*\n)*[,)]")
 
 
 def dtype_choices(ctx: FileContext, module: cst.Module) -> DtypeChoices:
@@ -117,7 +130,8 @@ class _ChoiceFinder:
         self.opaque: dict[str, cst.CSTNode] = {}  # names bound some other way (parameter, loop, +=)
         self.refs: dict[str, list[tuple[cst.CSTNode, tuple]]] = defaultdict(list)
         self.options: dict[str, cst.Call] = {}  # argparse dest -> its add_argument call
-        calls: list[cst.Call] = []
+        self.partials = False  # a partial of CUDA autocast bound to a name
+        calls: list[tuple[cst.Call, tuple]] = []
         for node, ancestors in walk(module):
             node_type = type(node)
             if node_type is cst.Import or node_type is cst.ImportFrom:
@@ -127,7 +141,7 @@ class _ChoiceFinder:
                 if key is not None and is_reference(node, ancestors[0] if ancestors else None):
                     self.refs[key].append((node, ancestors))
             elif node_type is cst.Call:
-                calls.append(node)
+                calls.append((node, ancestors))
                 self._learn_option(node)
             elif node_type is cst.Assign:
                 for target in node.targets:
@@ -141,17 +155,23 @@ class _ChoiceFinder:
             elif node_type is cst.Param:
                 self._bind(node.name, None)
         result = self.result = DtypeChoices()
-        cuda = {key for key, values in self.values.items() if any(is_cuda_value(v) for v in values)}
+        cuda = {key for key, values in self.values.items() if any(self._cuda(v) for v in values)}
         result.cuda_variables = cuda
         result.device_variables = {key for key in cuda if names_device(key.rsplit(".", 1)[-1])}
+        result.half_variables = {
+            key for key, values in self.values.items() if key not in self.opaque and any(self._half(v) for v in values)
+        }
         dtypes = []
-        for call in calls:
-            positions = autocast_positions(self.names, call, cuda)
-            dtype = call_arg(call, positions[0], "dtype") if positions is not None else None
+        for call, ancestors in calls:
+            view = autocast_view(self.names, call)
+            positions = autocast_positions(self.names, view, cuda, result.half_variables) if view else None
+            if positions is not None and is_partial(view, call):
+                self._partial_calls(call, ancestors)
+            dtype = call_arg(view, positions[0], "dtype") if positions is not None else None
             if dtype is not None and not dtype.star and self.names.qualname(dtype.value) not in HALF:
                 dtypes.append(dtype.value)
         self.autocast_dtypes = {id(d) for d in dtypes}  # the uses every choice may share
-        if dtypes:
+        if dtypes or self.partials:
             ctx.need_whole_module()  # the names they read may be anywhere in the file
         for dtype in dtypes:
             choice = Choice()
@@ -166,6 +186,43 @@ class _ChoiceFinder:
                         self._never(key, renames)
         if result.dead:
             self._never_made()
+
+    def _cuda(self, value: cst.CSTNode) -> bool:
+        """A CUDA device value: ``"cuda"``, a CUDA/CPU choice, or ``torch.device(...)`` of one, whose
+        ``.type`` (timm's ``device_type=device.type``) is ``"cuda"``."""
+        if isinstance(value, cst.Call) and self.names.qualname(value.func) == "torch.device" and value.args:
+            value = value.args[0].value
+        return is_cuda_value(value)
+
+    def _half(self, value: cst.CSTNode) -> bool:
+        """``torch.float16``, or a conditional with it as a branch (``torch.float16 if a else torch.float32``)."""
+        if isinstance(value, cst.IfExp):
+            return self._half(value.body) or self._half(value.orelse)
+        return self.names.qualname(value) in HALF
+
+    def _partial_calls(self, call: cst.Call, ancestors: tuple) -> None:
+        """The calls of the name a ``partial(autocast, ...)`` is bound to (``amp_autocast =
+        partial(...)``, also as a branch of a conditional, timm's ``amp_autocast = suppress``
+        beside it) that pass autocast's arguments themselves: ``amp_autocast(torch.float16)``
+        would fill the dtype the migrated partial names, ``amp_autocast(dtype=torch.float16)``
+        overrides it. Matched by spelling across the file, as the scaler analysis matches."""
+        parent = ancestors[0] if ancestors else None
+        if isinstance(parent, cst.IfExp) and len(ancestors) > 1:
+            parent = ancestors[1]
+        key = None
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+            key = carried_name(parent.targets[0].target)
+        elif isinstance(parent, cst.AnnAssign):
+            key = carried_name(parent.target)
+        if key is None:
+            return
+        self.partials = True  # its calls may be anywhere in the file
+        for ref, ref_ancestors in self.refs.get(key, ()):
+            site = ref_ancestors[0] if ref_ancestors else None
+            if not (isinstance(site, cst.Call) and site.func is ref):
+                continue
+            if any(a.keyword is None or a.keyword.value in ("dtype", "device_type") for a in site.args):
+                self.result.overridden.setdefault(id(call), site)
 
     def _never_made(self) -> None:
         """A name given a GradScaler only in branches no run takes, and None elsewhere, is

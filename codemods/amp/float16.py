@@ -7,7 +7,7 @@ import re
 
 import libcst as cst
 
-from codemods.amp.common import BFLOAT16, CUDA_AUTOCAST, CUDA_CUSTOM, DEVICE_AUTOCAST, HALF, arg_index, torch_module
+from codemods.amp.common import BFLOAT16, CUDA_CUSTOM, HALF, arg_index, autocast_view, torch_module
 from codemods.amp.dtype_choices import dtype_choices
 from codemods.shared.device_values import target_name
 from migrate_xla.rule import UNSAFE, FileContext, Rule, call_arg, parse_expr, snippet, string_value
@@ -86,10 +86,12 @@ class Float16ToBfloat16(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         self._keep_half_beside_bfloat16([a.value for a in node.args if not a.keyword])  # f(torch.half, torch.bfloat16)
         name = self.qualname(node.func)
-        if name in CUDA_AUTOCAST | DEVICE_AUTOCAST or name in CUDA_CUSTOM:
-            dtype = call_arg(
-                node, None if name in CUDA_CUSTOM else 1, "cast_inputs" if name in CUDA_CUSTOM else "dtype"
-            )
+        view = autocast_view(self.ctx, node)  # the call itself, or partial(torch.autocast, ...)'s arguments
+        if view is not None or name in CUDA_CUSTOM:
+            name = self.qualname(view.func) if view is not None else name
+            call = view if view is not None else node
+            custom = name in CUDA_CUSTOM
+            dtype = call_arg(call, None if custom else 1, "cast_inputs" if custom else "dtype")
             if dtype is not None:
                 self.autocast_dtypes.add(id(dtype.value))
 

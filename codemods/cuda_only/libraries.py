@@ -8,6 +8,7 @@ import re
 import libcst as cst
 
 from codemods.cuda_only.common import GUIDE, TPU_AMP_GUIDE, TPU_GUIDE, CudaOnlyApi, is_message_call
+from codemods.shared.apex_amp import APEX_AMP_HANDLED
 from migrate_xla.rule import RUNTIME, string_value, words
 
 APEX_AMP = (
@@ -30,7 +31,9 @@ class Apex(CudaOnlyApi):
     for the fused optimizers, ``torch.nn.LayerNorm`` / ``RMSNorm`` for the fused norms,
     ``torch.autocast('xla', dtype=torch.bfloat16)`` for ``apex.amp``, PyTorch's DDP for
     ``apex.parallel``. Not rewritten: the options differ (``adam_w_mode``,
-    ``set_grad_none``, opt levels), so a person picks the equivalent.
+    ``set_grad_none``, opt levels), so a person picks the equivalent. What XLA408 answers for
+    of ``apex.amp`` (``scale_loss``, ``master_params``, ``state_dict``, ``load_state_dict``,
+    ``initialize``: converted, or flagged by XLA408 with what to do) is not flagged again here.
     """
 
     CODE = "XLA807"
@@ -80,6 +83,9 @@ class Apex(CudaOnlyApi):
         f"# TODO(xla-migrate): XLA807 `FusedAdam` {APIS['apex.optimizers.FusedAdam']}\n"
         "optimizer = FusedAdam(model.parameters(), lr=1e-3)\n"
     )
+
+    def accept(self, node: cst.CSTNode) -> bool:
+        return id(node) not in self.ctx.shared.get(APEX_AMP_HANDLED, ())
 
 
 class Cupy(CudaOnlyApi):

@@ -1,7 +1,6 @@
-"""An apex-era training script: fused optimizer and LayerNorm, amp opt levels, apex DDP. [XLA102, XLA201, XLA807]"""
+"""An apex-era training script: fused optimizer and LayerNorm, amp opt levels, apex DDP. [XLA102, XLA201, XLA408, XLA807]"""
 
 import torch
-from apex import amp
 from apex.normalization import FusedLayerNorm
 from apex.optimizers import FusedAdam, FusedLAMB
 from apex.parallel import DistributedDataParallel as ApexDDP
@@ -13,15 +12,12 @@ model = torch.nn.Sequential(torch.nn.Linear(16, 16), FusedLayerNorm(16))
 optimizer = FusedAdam(model.parameters(), lr=1e-3, weight_decay=0.01)
 # TODO(xla-migrate): XLA807 `FusedLAMB` is apex's fused CUDA LAMB: PyTorch has no LAMB; use `torch.optim.AdamW` or a LAMB written in PyTorch ops; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
 lamb = FusedLAMB(model.parameters(), lr=1e-3)
-# TODO(xla-migrate): XLA807 `amp.initialize` is apex mixed precision: use `torch.autocast('xla', dtype=torch.bfloat16)` around the forward pass; bfloat16 needs no loss scaling, so `amp.initialize` and `amp.scale_loss` go; see https://docs.pytorch.org/xla/master/perf/amp.html
-model, optimizer = amp.initialize(model, optimizer, opt_level="O1")
 # TODO(xla-migrate): XLA807 `ApexDDP` is apex's CUDA data parallelism: use `torch.nn.parallel.DistributedDataParallel` with the `xla` process group backend, or `xm.optimizer_step` in `torch_xla.launch`; see https://docs.pytorch.org/xla/master/perf/ddp.html
 model = ApexDDP(model)
 
 for x in [torch.randn(4, 16, device="xla")]:
-    loss = model(x).sum()
-    # TODO(xla-migrate): XLA807 `amp.scale_loss` is apex mixed precision: use `torch.autocast('xla', dtype=torch.bfloat16)` around the forward pass; bfloat16 needs no loss scaling, so `amp.initialize` and `amp.scale_loss` go; see https://docs.pytorch.org/xla/master/perf/amp.html
-    with amp.scale_loss(loss, optimizer) as scaled_loss:
-        scaled_loss.backward()
+    with torch.autocast("xla", dtype=torch.bfloat16):
+        loss = model(x).sum()
+    loss.backward()
     optimizer.step()
     torch_xla.sync()
