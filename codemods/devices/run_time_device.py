@@ -9,6 +9,8 @@ import re
 import libcst as cst
 
 from codemods.shared.device_values import (
+    AMP_DEVICE_CALLS,
+    CUDA_STRING,
     KEPT_CUDA_CHECKS,
     ON_RUNTIME,
     is_cuda_literal,
@@ -16,6 +18,7 @@ from codemods.shared.device_values import (
     string_imports,
     target_name,
 )
+from codemods.shared.run_time_configs import RUN_TIME_CONFIGS, ConfigNames, names_one_device, plain
 from migrate_xla.rule import (
     SAFE,
     Rule,
@@ -35,6 +38,10 @@ MAPS = 'startswith("cuda")'
 MAPPING = re.compile(r"""['"]xla['"] if [\w.]+\.startswith\((['"])cuda\1\) else""")
 TPU_MAPPING = re.compile(r"""['"]tpu['"] if [\w.]+\.startswith\((['"])cuda\1\) else""")
 MAPPINGS = {"torch-xla": MAPPING, "torch-tpu": TPU_MAPPING}
+# Where a device is read (a Hydra or OmegaConf config's read names its key)
+ENVIRONMENT, CONFIG = "the environment", "a config"
+# Calls whose first argument is a device: a device read at run time is mapped there
+DEVICE_CALLS = {"torch.device": "type", "torch.set_default_device": "device"}
 
 
 class RunTimeDevice(Rule):
@@ -57,6 +64,28 @@ class RunTimeDevice(Rule):
     the CPU still runs there. An option whose help or choices already name ``xla`` is its
     author's, written for XLA, and stays as it is.
 
+    A device read where the script takes it, not through a variable, is mapped in place, in
+    the form the next-line mapping has: ``torch.device(os.environ.get("DEVICE", "cuda"))``
+    becomes ``torch.device("xla" if str(os.environ.get("DEVICE", "xla")).startswith("cuda")
+    else os.environ.get("DEVICE", "xla"))`` (XLA102 maps the default), and so does a read
+    given to ``.to()``, to a ``device=`` argument, to ``torch.set_default_device`` or compared
+    with a CUDA name (``if cfg.device == "cuda"``, whose ``"cuda"`` XLA104 makes ``"xla"``:
+    it holds again for a config that says ``cuda``). A read is the environment's
+    (``os.environ.get``, ``os.getenv``, ``os.environ[...]``), a config's by a string key
+    (``config["device"]``, ``config.get("device", "cuda")`` for a dict loaded from JSON or
+    YAML), or a Hydra or OmegaConf config's: an attribute of the config parameter of a
+    ``@hydra.main`` function or of one annotated ``DictConfig``, of a name (or ``self.``
+    attribute) given ``OmegaConf.load(...)``, ``hydra.compose(...)`` or a part of such a
+    config (``cfg.training``), or of ``OmegaConf.load(...)`` itself: the YAML file says
+    ``device: cuda``, and the user does not change it. The read is written twice, so only
+    a read that gives the same value again is mapped in place (keys, names and literals;
+    ``OmegaConf.load`` reads its file again). Which value is a config's is known by where it
+    comes from, never by the name ``device`` alone: ``tensor.device``, ``model.device`` and
+    ``next(model.parameters()).device`` are no config's and stay as they are; at ``.to()``
+    the config key must name one device (``.to(cfg.dtype)`` stays). A variable not named
+    for a device that is assigned such a read by a key that names one (``dev =
+    os.environ["DEVICE"]``) is mapped on the next line as a device-named one is.
+
     Under ``--runtime torch-tpu`` the CUDA name becomes ``"tpu"``, TorchTPU's device
     (``type=lambda name: "tpu" if name.startswith("cuda") else name``), with nothing to
     import; an option whose help or choices name ``tpu`` is its author's.
@@ -66,14 +95,18 @@ class RunTimeDevice(Rule):
     NAME = "run-time-device"
     SUMMARY = "a device named at run time (--device cuda, DEVICE=cuda) becomes 'xla' where the script reads it"
     FIX = SAFE
-    # a --device option's flag; an environment or config read of a device-named value
+    # a --device option's flag; an environment or config read of a device-named value; a Hydra or OmegaConf config
     TRIGGERS = (
         r"""['"]--[\w-]*device""",
-        words("environ", "getenv", "exec"),
+        words("environ", "getenv", "exec", "hydra", "omegaconf", "OmegaConf", "DictConfig"),
         r"""\[\s*['"]\w*device['"]\s*\]""",
         r"""get\(\s*['"]\w*device['"]""",
     )
-    CONTEXT = (r"""device\w*\s*=\s*[rRuU]?['"]""",)  # device = "cpu": a global a configurator exec may set
+    CONTEXT = (
+        r"""device\w*\s*=""",  # device = "cpu": a global a configurator exec may set; device=cfg.device
+        r"\.\w*device\b",  # torch.device(cfg.device), .to(cfg.train_device): where a config's device is read
+        CUDA_STRING,  # cfg.accelerator == "cuda"
+    )
     BEFORE = 'parser.add_argument("--device", default="cpu")\ndevice = os.environ.get("DEVICE", "cpu")\n'
     AFTER = (
         'parser.add_argument("--device", default="cpu", type=lambda name: "xla" if name.startswith("cuda") else name)\n'
@@ -87,6 +120,9 @@ class RunTimeDevice(Rule):
         self.marked: dict[int, tuple] = {}  # id(updated reader) -> original, updated, targets, source
         self.device_globals: dict[str, None] = {}  # module-level device names given a string, in order
         self.execs: dict[int, list[str]] = {}  # id(exec statement) -> the device globals it may set
+        self.configs: ConfigNames = ctx.shared.setdefault(RUN_TIME_CONFIGS, ConfigNames())
+        self.sites: dict[int, tuple[str, str]] = {}  # id(read) -> where it is taken, where it reads
+        self.parenthesized: set[int] = set()  # ids of the reads whose mapping needs parentheses there
 
     # -- argparse options ----------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
@@ -98,6 +134,8 @@ class RunTimeDevice(Rule):
             choices = call_arg(node, None, "choices")
             if choices is not None:  # "cuda" stays a valid choice: it is mapped, not left behind
                 self._keep(choices.value)
+        if option is None:
+            self._device_taken(node)
 
     @staticmethod
     def _is_mapping(node: cst.CSTNode, runtime: str) -> bool:
@@ -146,7 +184,7 @@ class RunTimeDevice(Rule):
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         option = self.options.pop(id(original), None)
         if option is None:
-            return updated
+            return self._map_read(original, updated)
         flag, choices = option
         quote = "'" if "'" in code_of(original.args[0].value)[:1] else '"'
         cuda, xla = f"{quote}cuda{quote}", f"{quote}{self.ctx.api.device_type}{quote}"
@@ -187,22 +225,170 @@ class RunTimeDevice(Rule):
 
     # -- device-named variables read from the environment or a config --------------------
     def visit_Assign(self, node: cst.Assign) -> None:
-        if len(node.targets) != 1 or not self.ctx.statements:
+        if len(node.targets) != 1:
+            return
+        target = node.targets[0].target
+        if isinstance(target, (cst.Name, cst.Attribute)):
+            self._bind(target, node.value)
+        if not self.ctx.statements:
             return
         line = self.ctx.statements[-1]
         if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and line.body[0] is node):
             return
-        target = node.targets[0].target
-        if not isinstance(target, (cst.Name, cst.Attribute)) or not names_device(target_name(target)):
+        if not isinstance(target, (cst.Name, cst.Attribute)):
             return
         if code_of(node.value) == _mapping(code_of(target), self.ctx.api.device_type):
             self._keep(node.value)  # the mapping line of a first run: its "cuda" is no CUDA left behind
             return
-        if isinstance(target, cst.Name) and self._module_level() and string_value(node.value) is not None:
+        name = target_name(target)
+        if (
+            names_device(name)
+            and isinstance(target, cst.Name)
+            and self._module_level()
+            and string_value(node.value) is not None
+        ):
             self.device_globals[target.value] = None  # device = "cuda": a global a configurator may set
-        source = self._run_time_read(node.value)
+        named = (
+            names_device(name) and "devices" not in name.lower()
+        )  # not hip_devices = os.getenv("HIP_VISIBLE_DEVICES")
+        source = self._run_time_read(node.value) if named else None
+        if source is None:
+            read = self._read(node.value, again=False)
+            if read is not None and (named or names_one_device(read[1])):
+                source = read[0]  # also dev = os.environ["DEVICE"], d = cfg.device: the key names the device
         if source is not None:
             self.reads[id(node)] = (code_of(target), source)
+
+    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        """Keep the names given a Hydra or OmegaConf config (``conf = OmegaConf.load(...)``,
+        ``self.cfg = cfg``, ``train_cfg = cfg.training``)."""
+        config = self.configs.holds_config(value, self.qualname)
+        self.configs.bind(target, config)
+        local = isinstance(target, cst.Name) and self.configs.scopes[-1][0] == "function"
+        if config is not None and not local:
+            self.ctx.need_whole_module()  # read in other units, which a slice may leave out with a binding in between
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.configs.enter_function(node, self.qualname)
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef):
+        self.configs.leave()
+        return updated
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.configs.enter_class()
+
+    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef):
+        self.configs.leave()
+        return updated
+
+    # -- a device read where the script takes it: torch.device(...), .to(...), device=... --
+    def _device_taken(self, call: cst.Call) -> None:
+        """Note the run-time reads ``call`` takes as a device, to map them in place."""
+        name = self.qualname(call.func)
+        if name in AMP_DEVICE_CALLS:
+            return  # autocast's and GradScaler's device: the mixed-precision rules' (XLA4xx)
+        if name in DEVICE_CALLS:
+            arg = call_arg(call, 0, DEVICE_CALLS[name])
+            if arg is not None:
+                self._site(arg.value, f"`{name}()`", parenthesize=False)
+        elif isinstance(call.func, cst.Attribute) and call.func.attr.value == "to":
+            arg = call_arg(call, 0, None)
+            if arg is not None:  # .to(cfg.dtype) is no device: at .to() a config's key must name one
+                self._site(arg.value, "`.to()`", parenthesize=False, one_device=True)
+        for arg in call.args:
+            if arg.keyword is not None and names_one_device(arg.keyword.value):
+                self._site(arg.value, f"`{arg.keyword.value}=`", parenthesize=False)
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        """``cfg.device == "cuda"``: the read is mapped, so that the check XLA104 makes of it
+        (``== "xla"``) holds for a config that says ``cuda``, and one it keeps for CUDA is off."""
+        operands = [node.left, *(c.comparator for c in node.comparisons)]
+        if any(is_cuda_literal(o) for o in operands):
+            for operand in operands:
+                if not is_cuda_literal(operand):
+                    self._site(operand, "the comparison", parenthesize=True)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        if self._is_mapped(node):
+            self._keep(node)  # mapped in place by a first run
+
+    def _is_mapped(self, node: cst.CSTNode) -> bool:
+        if not isinstance(node, cst.IfExp):
+            return False
+        bare = node.with_changes(lpar=(), rpar=())
+        return code_of(bare) == _mapping(code_of(node.orelse), self.ctx.api.device_type)
+
+    def _site(self, value: cst.BaseExpression, where: str, parenthesize: bool, one_device: bool = False) -> None:
+        if self._is_mapped(value):
+            return
+        if isinstance(value, cst.IfExp):  # torch.device(cfg.device if ... else "cpu")
+            self._site(value.body, where, parenthesize=True, one_device=one_device)
+            self._site(value.orelse, where, parenthesize=True, one_device=one_device)
+            return
+        read = self._read(value, again=True)
+        if read is None:
+            return
+        source, key, from_environment = read
+        if not from_environment and (one_device or source == CONFIG) and not names_one_device(key):
+            return  # a plain dict's value, or .to(cfg.dtype): a device only where the key says so
+        self.sites[id(value)] = (where, source)
+        if parenthesize:
+            self.parenthesized.add(id(value))
+
+    def _read(self, value: cst.BaseExpression, again: bool) -> tuple[str, str | None, bool] | None:
+        """Where ``value`` reads a value the launch decides, its key, and whether it is the
+        environment's; None when it is no such read. ``again``: only a read that gives the
+        same value when it is evaluated again (it is written twice in place)."""
+        if isinstance(value, cst.Call) and self.qualname(value.func) in ENVIRONMENT_READS:
+            if again and not all(plain(a.value) and not a.star for a in value.args):
+                return None
+            key = call_arg(value, 0, "key")
+            return ENVIRONMENT, string_value(key.value) if key is not None else None, True
+        if isinstance(value, cst.Subscript) and self.qualname(value.value) == "os.environ" and len(value.slice) == 1:
+            index = value.slice[0].slice
+            if not isinstance(index, cst.Index) or (again and not plain(index.value)):
+                return None
+            return ENVIRONMENT, string_value(index.value), True
+        if isinstance(value, cst.BooleanOperation) and isinstance(value.operator, cst.Or):
+            # os.environ.get("DEVICE") or "cuda": mapped whole
+            operands = [value.left, value.right]
+            reads = [self._read(o, again) for o in operands]
+            found = next((r for r in reads if r is not None), None)
+            if found is None or (again and not all(r is not None or plain(o) for r, o in zip(reads, operands))):
+                return None
+            return found
+        read = self.configs.read(value, self.qualname)
+        if read is None:
+            return None
+        source = CONFIG if read.config is None else f"{read.config}'s `{read.key}`"
+        return source, read.keys[-1], False
+
+    def _map_read(self, original: cst.CSTNode, updated: cst.CSTNode):
+        """A run-time read where the script takes a device, mapped in place."""
+        site = self.sites.pop(id(original), None)
+        if site is None:
+            return updated
+        where, source = site
+        read = code_of(updated)
+        if "\n" in read and not (read.startswith("(") and read.endswith(")")):
+            read = f"({read})"  # os.environ.get("DEVICE") or\n "cuda": its lines held together out of its call
+        mapped = _mapping(read, self.ctx.api.device_type)
+        if id(original) in self.parenthesized:
+            mapped = f"({mapped})"
+        replacement = cst.parse_expression(mapped)
+        self._keep(replacement)
+        return self.replace(
+            original,
+            updated,
+            replacement,
+            f"`{snippet(original)}` reads the device from {source} at run time: a launch or config that "
+            f"names `cuda` (or `cuda:N`) now gets {self._device_named()} where {where} takes it, mapped in "
+            f"place; `cpu` stays the CPU",
+            imports=string_imports(self.ctx.api),
+        )
+
+    leave_Attribute = leave_Subscript = leave_BooleanOperation = _map_read
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
         if self._is_mapping(node, self.ctx.runtime):
@@ -219,25 +405,28 @@ class RunTimeDevice(Rule):
                 kept[id(found)] = "the CUDA name a run-time device is mapped from"
 
     def _run_time_read(self, value: cst.BaseExpression) -> str | None:
-        """Where ``value`` reads a device name the launch decides: "the environment", "a config"."""
+        """Where ``value``, given to a device-named variable, reads a device name the launch
+        decides: "the environment", "a config"."""
+        if self.configs.passed_by_keyword(value):
+            return None  # kwargs.get("device"): the caller's argument
         if isinstance(value, cst.Call):
             if self.qualname(value.func) in ENVIRONMENT_READS:
-                return "the environment"
+                return ENVIRONMENT
             key = call_arg(value, 0, None)
             if (
                 isinstance(value.func, cst.Attribute)
                 and value.func.attr.value == "get"
                 and key is not None
-                and names_device(string_value(key.value) or "")
+                and names_one_device(string_value(key.value))
             ):
-                return "a config"
+                return CONFIG
             return None
         if isinstance(value, cst.Subscript) and len(value.slice) == 1:
             index = value.slice[0].slice
             if self.qualname(value.value) == "os.environ":
-                return "the environment"
-            if isinstance(index, cst.Index) and names_device(string_value(index.value) or ""):
-                return "a config"
+                return ENVIRONMENT
+            if isinstance(index, cst.Index) and names_one_device(string_value(index.value)):
+                return CONFIG
         return None
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):

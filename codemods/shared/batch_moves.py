@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods.shared.device_values import cuda_choice, is_cuda_literal, names_device
+from codemods.shared.run_time_configs import reads_run_time_config
 from codemods.shared.training_loops import DATALOADERS
 from migrate_xla.rule import Rule, children, code_of, names_trigger, subtree
 
@@ -333,6 +334,8 @@ class BatchMoveProof:
                 return device
             return None
         if isinstance(where, (cst.Name, cst.Attribute)) and self.qualname(where) is None:
+            if reads_run_time_config(self.ctx, where):
+                return None  # cfg.device: XLA111 maps it at the move, which the loader would not see
             last = where.value if isinstance(where, cst.Name) else where.attr.value
             if names_device(last) or DEVICE_NAME.search(last):
                 return code_of(where)
