@@ -12,7 +12,7 @@ from migrate_xla import branches
 from migrate_xla.removed_lines import drop_removed_lines, removed_line, tidy_line
 from migrate_xla.rule import FileContext, Rule
 from migrate_xla.slicing import Slice
-from migrate_xla.tree import LEAVES, TRIVIA, Transformer, subclasses
+from migrate_xla.tree import LEAVES, NODE_TYPES, TRIVIA, Transformer, subclasses
 
 
 class RuleRunner:
@@ -36,6 +36,12 @@ class RuleRunner:
                 table = self.visitors if kind == "visit" else self.leavers
                 table[node_type].append(getattr(rule, name))
         self.skip = (TRIVIA | LEAVES) - {getattr(cst, name, None) for name in (*self.visitors, *self.leavers)}
+        # the hooks by node type (matched by name, as LibCST does), and the node types whose
+        # on_visit / on_leave do anything: the traversal calls them for those only
+        self.visit_of = {t: tuple(self.visitors[t.__name__]) for t in NODE_TYPES if t.__name__ in self.visitors}
+        self.leave_of = {t: tuple(self.leavers[t.__name__]) for t in NODE_TYPES if t.__name__ in self.leavers}
+        self.visits = frozenset(self.visit_of) | _IMPORTS | _STATEMENTS
+        self.leaves = frozenset(self.leave_of) | _STATEMENTS | _LEFT
         # the blocks of the `if` statements whose branches the fixes made one (branches.py), by
         # id (the block: a rule that moves the `if` elsewhere, XLA659, may give it new leading
         # lines); held, so that no other node takes the id of one while the file is migrated
@@ -45,7 +51,7 @@ class RuleRunner:
     def run(self, module: cst.Module) -> cst.Module:
         # A Transformer made here and dropped: kept as an attribute, it and this runner (whose
         # methods it holds) would be a cycle, holding both trees until the cyclic collector ran.
-        module = Transformer(self.on_visit, self.on_leave, self.skip).transform(module)
+        module = Transformer(self.on_visit, self.on_leave, self.skip, self.visits, self.leaves).transform(module)
         if self.collapsed:  # a rule moved the `if` out of the block it was left in (XLA659's worker)
             module = Transformer(_visit_nothing, self._flatten_blocks, TRIVIA).transform(module)
         return module
@@ -60,7 +66,7 @@ class RuleRunner:
             self.ctx.statements.append(node)
             if self.piece is not None and node_type is cst.SimpleStatementLine:
                 self._learn_skipped(node)
-        for visit in self.visitors.get(node_type.__name__, ()):
+        for visit in self.visit_of.get(node_type, ()):
             visit(node)
         return True
 
@@ -74,7 +80,7 @@ class RuleRunner:
 
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):
         node_type = type(original)
-        for leave in self.leavers.get(node_type.__name__, ()):
+        for leave in self.leave_of.get(node_type, ()):
             updated = leave(original, updated)
             if type(updated) is not node_type:
                 break  # replaced by another kind of node, or removed: later rules do not apply
@@ -130,6 +136,8 @@ class RuleRunner:
 
 _STATEMENTS = subclasses(cst.BaseStatement)  # abstract ones too: no node's type is abstract
 _IMPORTS = frozenset({cst.Import, cst.ImportFrom})
+# what on_leave tends besides the statements and the rules' hooks: blocks, conditional expressions
+_LEFT = frozenset({cst.Module, cst.IndentedBlock, cst.IfExp})
 
 
 def _is_pass(statement: cst.BaseStatement) -> bool:
