@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 
 import libcst as cst
 from libcst._nodes.expression import _BaseParenthesizedNode
@@ -346,9 +346,16 @@ _LIBCST_PARENTHESIZE = _BaseParenthesizedNode._parenthesize
 
 def generate(node: cst.CSTNode, state: CodegenState) -> None:
     """``node._codegen(state)``, with ``_Parenthesized`` for LibCST's ``_parenthesize``."""
+    with generating():
+        node._codegen(state)
+
+
+@contextmanager
+def generating():
+    """Within it, ``node._codegen(state)`` uses ``_Parenthesized`` for LibCST's ``_parenthesize``."""
     _BaseParenthesizedNode._parenthesize = _parenthesize
     try:
-        node._codegen(state)
+        yield
     finally:
         _BaseParenthesizedNode._parenthesize = _LIBCST_PARENTHESIZE
 

@@ -17,7 +17,7 @@ import libcst as cst
 
 from migrate_xla import registry
 from migrate_xla.engine import suppression
-from migrate_xla.engine.positions import positioned
+from migrate_xla.engine.positions import OriginalCode, positioned
 from migrate_xla.engine.runner import RuleRunner
 from migrate_xla.findings import UNUSED_SUPPRESSION, Diagnostic, MigrationError
 from migrate_xla.imports import apply_imports
@@ -25,7 +25,7 @@ from migrate_xla.prefilter import patterns_of
 from migrate_xla.rule import FileContext, Rule, WholeModuleNeeded
 from migrate_xla.settings import Settings
 from migrate_xla.slicing import Slice, slice_text
-from migrate_xla.tree import codegen, parse_module
+from migrate_xla.tree import parse_module
 
 
 def migrate_woken(
@@ -95,12 +95,15 @@ def _migrate(
     new_module = apply_imports(new_module, ctx.imports_to_add, ctx.imports_to_remove, elsewhere)
     lap("imports")
     unused = _unused_suppressions(ctx)
-    diagnostics = positioned(module, ctx, None if piece is None else piece.line) + unused
+    code = OriginalCode(module)
+    diagnostics = positioned(module, ctx, None if piece is None else piece.line, code) + unused
     lap("positions")
     # Nothing changed: the traversal hands back the parsed module itself, whose code is
-    # the text (LibCST round-trips byte for byte), so code generation is skipped.
+    # the text (LibCST round-trips byte for byte), so code generation is skipped; else the
+    # statements the positions' code generation went through and no rule changed are not
+    # generated again (positions.OriginalCode).
     whole = str if piece is None else piece.splice
-    new_text = text if new_module is module else whole(codegen(new_module))
+    new_text = text if new_module is module else whole(code.migrated(new_module))
     lap("codegen")
     if new_text != text:
         try:

@@ -1,10 +1,11 @@
 """Where the findings are: one plain code generation that notes where their nodes start
-(docs/design.md, step 8 of the pipeline)."""
+(docs/design.md, step 8 of the pipeline); and the migrated module's code, generated anew
+only for the top-level statements the rules changed (step 9)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -12,7 +13,7 @@ import libcst as cst
 
 from migrate_xla.findings import Diagnostic
 from migrate_xla.rule import FileContext
-from migrate_xla.tree import FastCodegen, generate
+from migrate_xla.tree import FastCodegen, codegen, generating
 
 
 @dataclass
@@ -30,6 +31,15 @@ class _PositionRecorder(FastCodegen):
     counted: int = 0  # tokens already counted into line and column
     line: int = 1
     column: int = 0
+    spans: dict[int, tuple[tuple[str, ...], int, int]] = field(default_factory=dict)
+
+    def statements(self, body) -> None:
+        """Generates a block's statements, noting where each one's code lies."""
+        tokens, spans = self.tokens, self.spans
+        for statement in body:
+            indent, start = tuple(self.indent_tokens), len(tokens)
+            statement._codegen(self)
+            spans[id(statement)] = (indent, start, len(tokens))
 
     def here(self) -> tuple[int, int]:
         if self.counted < len(self.tokens):
@@ -74,8 +84,121 @@ class _AllFound(Exception):
 _NEWLINE = re.compile(r"\r\n?|\n")
 
 
-def positioned(module: cst.Module, ctx: FileContext, line_of: Callable[[int], int] | None) -> list[Diagnostic]:
-    """The findings with their positions; ``line_of`` maps a slice's lines to the file's."""
+class OriginalCode:
+    """The code the positions' recorder generated of the parsed ``module``, with where each
+    statement's code lies in it, so that the migrated module's code (``migrated``) is
+    generated anew only for what the rules changed: a statement the traversal handed back as
+    it was (the same node), in a block of the same indentation, has the same code, since
+    code generation depends on nothing else than the node, the indentation and the module's
+    indent and newline. The recorder stops after the last finding: a statement after it is
+    generated again, as a changed one is.
+    """
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self.tokens: list[str] = []
+        # id(statement) -> (the indentation it was generated at, its first and end token)
+        self.spans: dict[int, tuple[tuple[str, ...], int, int]] = {}
+
+    def record(self, recorder: _PositionRecorder) -> None:
+        """``module._codegen(recorder)`` (but for the module's last newline, which moves no
+        position), noting where each statement's code lies; it stops when the recorder has
+        found every node it wants."""
+        module = self.module
+        self.tokens = recorder.tokens
+        recorder.spans = self.spans
+        with generating(), _blocks():
+            try:
+                recorder.before_codegen(module)
+                for line in module.header:
+                    line._codegen(recorder)
+                recorder.statements(module.body)
+                for line in module.footer:
+                    line._codegen(recorder)
+                recorder.after_codegen(module)
+            except _AllFound:
+                pass
+
+    def migrated(self, new: cst.Module) -> str:
+        """``new``'s code (``codegen(new)``), for a module the rules made of ``module``."""
+        old = self.module
+        if (
+            not new.has_trailing_newline  # the last newline, which code generation drops, may be in a reused piece
+            or new.default_indent != old.default_indent
+            or new.default_newline != old.default_newline
+        ):
+            return codegen(new)
+        state = _ReusingCodegen(
+            default_indent=new.default_indent, default_newline=new.default_newline, spans=self.spans, old=self.tokens
+        )
+        with generating(), _blocks():
+            for line in new.header:
+                line._codegen(state)
+            state.statements(new.body)
+            for line in new.footer:
+                line._codegen(state)
+        if not state.tokens:
+            state.add_token(state.default_newline)  # as Module._codegen_impl: an empty module keeps its newline
+        return "".join(state.tokens)
+
+
+@dataclass
+class _ReusingCodegen(FastCodegen):
+    """Code generation that takes a statement's code from the parsed module's where it is
+    the same node at the same indentation."""
+
+    spans: dict[int, tuple[tuple[str, ...], int, int]] = field(default_factory=dict)
+    old: list[str] = field(default_factory=list)
+
+    def statements(self, body: Sequence[cst.BaseStatement]) -> None:
+        spans, tokens = self.spans, self.tokens
+        for statement in body:
+            span = spans.get(id(statement))
+            if span is not None and span[0] == tuple(self.indent_tokens):
+                tokens.append("".join(self.old[span[1] : span[2]]))
+            else:
+                statement._codegen(self)
+
+
+def _block_codegen(self: cst.IndentedBlock, state) -> None:
+    """LibCST's ``IndentedBlock._codegen_impl``, the body's statements generated by the
+    state's ``statements`` (the recorder's notes where they lie, the migrated module's reuses them)."""
+    self.header._codegen(state)
+    indent = self.indent
+    state.increase_indent(state.default_indent if indent is None else indent)
+    if self.body:
+        with state.record_syntactic_position(self, start_node=self.body[0], end_node=self.body[-1]):
+            state.statements(self.body)
+    else:
+        # Empty indented blocks are not syntactically valid in Python unless
+        # they contain a 'pass' statement, so add one here.
+        state.add_indent_tokens()
+        with state.record_syntactic_position(self):
+            state.add_token("pass")
+        state.add_token(state.default_newline)
+    for line in self.footer:
+        line._codegen(state)
+    state.decrease_indent()
+
+
+_LIBCST_BLOCK = cst.IndentedBlock._codegen_impl
+
+
+@contextmanager
+def _blocks():
+    """Within it, an indented block's statements are generated by the state's ``statements``."""
+    cst.IndentedBlock._codegen_impl = _block_codegen
+    try:
+        yield
+    finally:
+        cst.IndentedBlock._codegen_impl = _LIBCST_BLOCK
+
+
+def positioned(
+    module: cst.Module, ctx: FileContext, line_of: Callable[[int], int] | None, code: OriginalCode | None = None
+) -> list[Diagnostic]:
+    """The findings with their positions; ``line_of`` maps a slice's lines to the file's.
+    ``code``: the module's ``OriginalCode``, which keeps what the recorder generated."""
     if not ctx.pending:
         return []
     wanted = set()
@@ -88,10 +211,7 @@ def positioned(module: cst.Module, ctx: FileContext, line_of: Callable[[int], in
     recorder = _PositionRecorder(
         default_indent=module.default_indent, default_newline=module.default_newline, wanted=wanted, left=len(wanted)
     )
-    try:
-        generate(module, recorder)
-    except _AllFound:
-        pass
+    (code if code is not None and code.module is module else OriginalCode(module)).record(recorder)
     diagnostics = []
     for item in ctx.pending:
         where = recorder.found.get(id(item.node)) or recorder.found.get(id(item.statement))
