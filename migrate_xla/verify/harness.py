@@ -170,8 +170,8 @@ def verify(
                 f"step at {settings.steps} steps); both ran as written"
             )
             float64 = False
-            # and the reference's twin, its weights moved by float32 rounding: how far rounding
-            # alone carries this training is the tolerance, step by step (compare.py)
+            # and the reference's twin, rounded as XLA rounds: how far rounding alone carries
+            # this training is the tolerance, step by step (compare.py)
             runs = _run_all([*jobs, ("twin", script, [])], list(args), env, settings, work / "native", False, python)
         failed = next(
             (r for r in runs.values() if r.error and r.role != "twin" and FLOAT64_TROUBLE.search(_failure_text(r))),
@@ -386,6 +386,7 @@ def _run_all(
     terminal, a live line a run shows its progress."""
     work.mkdir(parents=True, exist_ok=True)
     instrument = str(_instrumentation(work))
+    env = _sharing_cores(env, len(jobs))
     runs: dict[str, Run] = {}
     threads = [
         threading.Thread(
@@ -408,6 +409,18 @@ def _run_all(
     if progress is not None:
         progress.show(runs)
     return runs
+
+
+def _sharing_cores(env: dict, children: int) -> dict:
+    """``env`` with each child's share of the cores for torch's CPU threads (OpenMP), unless the
+    caller chose a number. Side by side, children that each start a thread a core oversubscribe
+    them: on 2 cores, the ResNet-18 of benchmarks/bench_verify.py, its reference and the twin
+    (eager, as written) beside the XLA run, took 81 s each with 2 threads a child and 58 s in
+    all with 1 (XLA's own thread pool does not read OMP_NUM_THREADS; its run keeps its pool)."""
+    if "OMP_NUM_THREADS" in env:
+        return env
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return {**env, "OMP_NUM_THREADS": str(max(1, cores // children))}
 
 
 def _run_child(
