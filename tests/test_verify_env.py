@@ -263,6 +263,23 @@ def test_verify_migrates_as_the_configuration_says_and_its_options_win(configure
     assert "xr.use_spmd()" not in text and "torch_xla.sync()" in text
 
 
+def test_the_migrated_copy_finds_the_files_next_to_the_script(configured, tmp_path):
+    """Hydra's config_path="conf", a data file beside a module: what the script reads relative
+    to its own file is linked into the copy (a folder without Python files whole)."""
+    (configured / "conf").mkdir()
+    (configured / "conf" / "config.yaml").write_text("device: cuda\n")
+    (configured / "pkg").mkdir()
+    (configured / "pkg" / "__init__.py").write_text("")
+    (configured / "pkg" / "vocab.txt").write_text("a b c\n")
+    (configured / ".git").mkdir()
+    migrated, root = migrate_project(configured / "train.py", configured, tmp_path / "out", Settings())
+    assert (root / "conf" / "config.yaml").read_text() == "device: cuda\n"
+    assert (root / "pkg" / "vocab.txt").read_text() == "a b c\n"
+    assert not (root / "pkg").is_symlink() and (root / "pkg" / "__init__.py").is_file()
+    assert not (root / ".git").exists()
+    assert (configured / "train.py").read_text() != migrated.read_text()  # the script itself is migrated
+
+
 def test_a_bad_configuration_stops_verify(configured):
     (configured / "pyproject.toml").write_text('[tool.xla-migrate]\ntarget = "tpu"\n')
     result = run_verify(str(configured / "train.py"))

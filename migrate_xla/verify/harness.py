@@ -311,7 +311,23 @@ def migrate_project(script: Path, project: Path, out: Path, settings: Settings) 
         else:
             write_copy(target, result.source, result.new_text)
         target_of[result.found.path.resolve()] = target
+    _link_the_rest(project, out)
     return target_of[script], out
+
+
+def _link_the_rest(project: Path, out: Path) -> None:
+    """Link into ``out`` what the project holds besides its Python files, so that the migrated
+    copy finds what the script reads next to itself (Hydra's ``config_path="conf"``,
+    ``Path(__file__).parent / "data"``): a folder with no Python file in the copy is linked
+    whole, the others file by file. Hidden entries and caches stay out."""
+    for entry in project.iterdir():
+        if entry.name.startswith(".") or entry.name == "__pycache__":
+            continue
+        target = out / entry.name
+        if entry.is_dir() and not entry.is_symlink() and target.is_dir():
+            _link_the_rest(entry, target)
+        elif not target.exists() and not target.is_symlink():
+            target.symlink_to(entry.resolve(), target_is_directory=entry.is_dir())
 
 
 def _shared_environment(script: Path, settings: Settings) -> dict[str, str]:
