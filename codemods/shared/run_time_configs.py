@@ -67,10 +67,11 @@ class ConfigNames:
     ``DictConfig``, a name (or ``self.name``) assigned a loaded config or a part of one."""
 
     def __init__(self) -> None:
-        self.scopes: list[tuple[str, dict[str, str]]] = [("module", {})]  # (kind, name -> HYDRA/OMEGACONF)
+        # (kind, name -> HYDRA, OMEGACONF, KEYWORDS, or None for a name bound to something else there)
+        self.scopes: list[tuple[str, dict[str, str | None]]] = [("module", {})]
 
     def enter_function(self, node: cst.FunctionDef, qualname: Callable[[cst.CSTNode], str | None]) -> None:
-        names: dict[str, str] = {}
+        names: dict[str, str | None] = {}
         params = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
         hydra = any(
             qualname(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) == HYDRA_MAIN
@@ -85,6 +86,7 @@ class ConfigNames:
             if annotation is not None and param.name.value not in names:
                 if qualname(annotation) in DICT_CONFIG or string_value(annotation) == "DictConfig":
                     names[param.name.value] = OMEGACONF
+            names.setdefault(param.name.value, None)  # any other parameter hides a config of its name outside
         self.scopes.append(("function", names))
 
     def enter_class(self) -> None:
@@ -102,14 +104,11 @@ class ConfigNames:
         scopes = self.scopes
         if name.startswith("self."):  # an attribute of the instance: the class's
             scopes = [s for s in self.scopes if s[0] == "class"][-1:] or self.scopes
-        names = scopes[-1][1]
-        if config is not None:
-            names[name] = config
-        else:
-            names.pop(name, None)
+        scopes[-1][1][name] = config  # None: no config here, whatever an outer scope's name holds
 
     def config_of(self, name: str) -> str | None:
-        """HYDRA or OMEGACONF for a config name, KEYWORDS for a function's ``**kwargs``, else None."""
+        """HYDRA or OMEGACONF for a config name, KEYWORDS for a function's ``**kwargs``, else None
+        (the nearest scope that binds the name decides: a parameter hides a config of its name)."""
         for _, names in reversed(self.scopes):
             if name in names:
                 return names[name]
