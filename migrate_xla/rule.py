@@ -209,6 +209,7 @@ class _Pending:
     imports: tuple[Import, ...] = ()
     drops: tuple[Import, ...] = ()
     suppressed: bool = False  # covered by a suppression comment: neither fixed nor reported, counted
+    around: tuple[cst.CSTNode, ...] = ()  # the statements around the node when it was reported
 
 
 @dataclass
@@ -330,10 +331,12 @@ class FileContext:
         """Record a finding; whether its fix is applied (``fixed``, and no suppression comment covers it)."""
         statement = self.statements[-1] if self.statements else None
         if self.silenced(rule.CODE, node, statement):
-            self.pending.append(_Pending(type(rule), node, statement, message, False, suppressed=True))
+            self.pending.append(
+                _Pending(type(rule), node, statement, message, False, suppressed=True, around=tuple(self.statements))
+            )
             self.suppressions.silenced_at(statement)
             return False
-        item = _Pending(type(rule), node, statement, message, fixed, imports, drops)
+        item = _Pending(type(rule), node, statement, message, fixed, imports, drops, around=tuple(self.statements))
         self.pending.append(item)
         if fixed:
             self.fixed_at.setdefault(id(node), []).append(item)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -32,13 +32,18 @@ class _PositionRecorder(FastCodegen):
     line: int = 1
     column: int = 0
     spans: dict[int, tuple[tuple[str, ...], int, int]] = field(default_factory=dict)
+    # the statements to generate through the recorder (the wanted ones and those around the
+    # wanted nodes when they were reported; None: every one), and the plain code generation,
+    # into the same tokens, for the others
+    keep: set[int] | None = None
+    plain: _SpanCodegen | None = None
 
     def statements(self, body) -> None:
         """Generates a block's statements, noting where each one's code lies."""
-        tokens, spans = self.tokens, self.spans
+        tokens, spans, keep, plain = self.tokens, self.spans, self.keep, self.plain
         for statement in body:
             indent, start = tuple(self.indent_tokens), len(tokens)
-            statement._codegen(self)
+            statement._codegen(self if keep is None or id(statement) in keep else plain)
             spans[id(statement)] = (indent, start, len(tokens))
 
     def here(self) -> tuple[int, int]:
@@ -65,7 +70,7 @@ class _PositionRecorder(FastCodegen):
 
     def record_syntactic_position(self, node, *, start_node=None, end_node=None):
         if id(node) not in self.wanted:
-            return super().record_syntactic_position(node)  # most nodes: FastCodegen's no-op
+            return _NOTHING  # most nodes: FastCodegen's no-op
         return self._record(node, start_node)
 
     @contextmanager
@@ -79,6 +84,9 @@ class _PositionRecorder(FastCodegen):
 
 class _AllFound(Exception):
     pass
+
+
+_NOTHING = nullcontext()
 
 
 _NEWLINE = re.compile(r"\r\n?|\n")
@@ -106,7 +114,15 @@ class OriginalCode:
         found every node it wants."""
         module = self.module
         self.tokens = recorder.tokens
+        self.spans.clear()
         recorder.spans = self.spans
+        recorder.plain = _SpanCodegen(
+            default_indent=recorder.default_indent,
+            default_newline=recorder.default_newline,
+            indent_tokens=recorder.indent_tokens,
+            tokens=recorder.tokens,
+            spans=self.spans,
+        )
         with generating(), _blocks():
             try:
                 recorder.before_codegen(module)
@@ -140,6 +156,20 @@ class OriginalCode:
         if not state.tokens:
             state.add_token(state.default_newline)  # as Module._codegen_impl: an empty module keeps its newline
         return "".join(state.tokens)
+
+
+@dataclass
+class _SpanCodegen(FastCodegen):
+    """Plain code generation that notes where each statement's code lies."""
+
+    spans: dict[int, tuple[tuple[str, ...], int, int]] = field(default_factory=dict)
+
+    def statements(self, body: Sequence[cst.BaseStatement]) -> None:
+        tokens, spans = self.tokens, self.spans
+        for statement in body:
+            indent, start = tuple(self.indent_tokens), len(tokens)
+            statement._codegen(self)
+            spans[id(statement)] = (indent, start, len(tokens))
 
 
 @dataclass
@@ -208,10 +238,23 @@ def positioned(
                 wanted.add(id(node))
                 if isinstance(node, cst.SimpleStatementLine) and node.body:
                     wanted.add(id(node.body[0]))  # a line's position is its first statement's
-    recorder = _PositionRecorder(
-        default_indent=module.default_indent, default_newline=module.default_newline, wanted=wanted, left=len(wanted)
-    )
-    (code if code is not None and code.module is module else OriginalCode(module)).record(recorder)
+    if code is None or code.module is not module:
+        code = OriginalCode(module)
+    # The statements no wanted node was reported in are generated plainly; a node reported from
+    # outside its own statements (a rule's hook on a block flags a statement in it) may be in one,
+    # and then the recorder goes through every statement again.
+    around = wanted | {id(statement) for item in ctx.pending for statement in item.around}
+    for keep in (around, None):
+        recorder = _PositionRecorder(
+            default_indent=module.default_indent,
+            default_newline=module.default_newline,
+            wanted=wanted,
+            left=len(wanted),
+            keep=keep,
+        )
+        code.record(recorder)
+        if not recorder.left:
+            break
     diagnostics = []
     for item in ctx.pending:
         where = recorder.found.get(id(item.node)) or recorder.found.get(id(item.statement))
