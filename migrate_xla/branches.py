@@ -28,8 +28,9 @@ context manager act).
 
 Only where nothing is lost: branches that were already the same before the migration
 are the user's and stay; the test is dropped only when evaluating it has no effect (names,
-attributes, subscripts, literals, comparisons and operators on them, and calls of a few
-functions known to only ask, such as ``torch_xla.device_count()`` or ``len``); and the
+attributes, subscripts, literals, comparisons, operators and conditional expressions on
+them, calls of a few functions known to only ask, such as ``torch_xla.device_count()`` or
+``len``, and ``str(x).startswith("cuda")``, the test of XLA111's mapping); and the
 ``if`` is kept when a comment would go with it (in the test, on the ``if`` or ``else``
 line, between the branches, at a block's end) or when a rule flagged it (its TODO comment
 is about the test). Nothing is reported: the fixes that made the branches one are. The
@@ -69,6 +70,8 @@ PURE_CALLS = frozenset(
     }
 )
 PURE_BUILTINS = frozenset({"bool", "int", "float", "str", "len", "isinstance", "hasattr", "getattr"})
+# str's methods that only ask, tested on a str (is_pure): str(device).startswith("cuda")
+STRING_TESTS = frozenset({"startswith", "endswith"})
 _LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float, cst.Imaginary, cst.Ellipsis)
 
 
@@ -117,13 +120,41 @@ def is_pure(node: cst.CSTNode, qualname: Qualname) -> bool:
         return is_pure(node.expression, qualname)
     if isinstance(node, (cst.Tuple, cst.List)):
         return all(isinstance(e, cst.Element) and is_pure(e.value, qualname) for e in node.elements)
+    if isinstance(node, cst.IfExp):
+        return is_pure(node.test, qualname) and is_pure(node.body, qualname) and is_pure(node.orelse, qualname)
     if isinstance(node, cst.Call):
+        if _is_string_test(node, qualname):
+            return True
         name = qualname(node.func)
         known = name in PURE_CALLS or (  # a builtin, not a name an import binds
             name is None and isinstance(node.func, cst.Name) and node.func.value in PURE_BUILTINS
         )
         return known and all(not arg.star and is_pure(arg.value, qualname) for arg in node.args)
     return False
+
+
+def _is_string_test(call: cst.Call, qualname: Qualname) -> bool:
+    """``str(x).startswith("cuda")`` (the test of XLA111's mapping): a method of ``STRING_TESTS``
+    with literal arguments, on a string literal or the builtin ``str()`` of a pure value, which
+    is a ``str`` whatever ``x`` is."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value in STRING_TESTS):
+        return False
+    text = func.value
+    is_str = isinstance(text, (cst.SimpleString, cst.ConcatenatedString)) or (
+        isinstance(text, cst.Call)
+        and isinstance(text.func, cst.Name)
+        and text.func.value == "str"
+        and is_pure(text, qualname)  # the builtin (no import binds it), of a pure value
+    )
+    return is_str and all(not arg.star and _is_literal(arg.value) for arg in call.args)
+
+
+def _is_literal(node: cst.CSTNode) -> bool:
+    """A literal, or a tuple of them: ``"cuda"``, ``("cuda", "gpu")``."""
+    if isinstance(node, cst.Tuple):
+        return all(isinstance(e, cst.Element) and _is_literal(e.value) for e in node.elements)
+    return isinstance(node, _LITERALS)
 
 
 def _has_comment(node: cst.CSTNode | None) -> bool:

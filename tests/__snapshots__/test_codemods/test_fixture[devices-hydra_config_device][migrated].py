@@ -2,7 +2,9 @@
 config's device is mapped where the script reads it (torch.device, .to(), device=, a
 comparison, a variable): the config parameter of @hydra.main, a DictConfig parameter,
 self.cfg, OmegaConf.load and hydra.compose. The loop that moves its batches to the
-config's device keeps its moves: an MpDeviceLoader would get the config's `cuda`. [XLA104, XLA109, XLA111, XLA201]"""
+config's device keeps its moves: an MpDeviceLoader would get the config's `cuda`. An `if`
+on the config's device whose block the fixes emptied goes, test and all: the mapped test
+only asks. [XLA104, XLA107, XLA109, XLA111, XLA201]"""
 
 import hydra
 import torch
