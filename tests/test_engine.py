@@ -296,6 +296,24 @@ def test_rewriter_does_not_import_torch():
         ("import torch\nfrom timm import data as td\nld = td.loader.PrefetchLoader(dl)\n", "XLA811"),
         ("import torch\nimport flash_attn.flash_attn_interface as fa\ny = fa.flash_attn_func(q, k, v)\n", "XLA811"),
         ("import torch\nimport lightning as Li\nt = Li.Trainer(precision='16-mixed')\n", "XLA811"),
+        # XLA111: a Hydra or OmegaConf config's device, the config known through an alias
+        ("import torch\nimport hydra as h\n@h.main(config_path='c')\ndef run(c):\n    x.to(c.device)\n", "XLA111"),
+        (
+            "import torch\nfrom hydra import main as entry\n@entry(config_path='c')\ndef run(c):\n"
+            "    t = torch.zeros(1, device=c.device)\n",
+            "XLA111",
+        ),
+        ("import torch\nfrom omegaconf import DictConfig as DC\ndef run(c: DC):\n    x.to(c.device)\n", "XLA111"),
+        ("import torch\nimport omegaconf as oc\nc = oc.OmegaConf.load('c.yaml')\nx.to(c.device)\n", "XLA111"),
+        # XLA408: apex's amp under another name
+        ("import torch\nfrom apex import amp as apex_amp\nclip(apex_amp.master_params(opt), 1.0)\n", "XLA408"),
+        ("import torch\nimport apex.amp as A\nmodel, opt = A.initialize(model, opt, opt_level='O0')\n", "XLA408"),
+        # XLA401: autocast prepared with functools.partial, either name aliased
+        ("import torch\nimport functools as ft\nac = ft.partial(torch.autocast, device_type='cuda')\n", "XLA401"),
+        (
+            "import torch\nfrom functools import partial as p\nfrom torch import autocast as A\nac = p(A, 'cuda')\n",
+            "XLA401",
+        ),
     ],
 )
 def test_triggers_see_aliases(code, rule):
