@@ -241,7 +241,7 @@ class ApexAmp(Rule):
                 f"the optimizer's groups (without float16 there are no float32 copies); see {amp_guide(self.ctx)}",
                 drop_if_unused=self.ctx.import_behind(original.func),
             )
-        if name in STATE_DICT and not self._statement_goes(original):
+        if name in STATE_DICT and id(original) not in self.plan.handled:  # else its checkpoint entry or line goes
             return self.replace(
                 original,
                 updated,
@@ -254,9 +254,6 @@ class ApexAmp(Rule):
             if why is not None:
                 self.flag(original, why)
         return updated
-
-    def _statement_goes(self, call: cst.Call) -> bool:
-        return id(call) in self.plan.handled  # the checkpoint entry or line it is in goes whole
 
     def leave_Dict(self, original: cst.Dict, updated: cst.Dict):
         doomed = [
@@ -398,10 +395,15 @@ def _same(assign: cst.Assign, values: list[cst.BaseExpression]) -> bool:
     if len(assign.targets) != 1:
         return False
     target = assign.targets[0].target
-    targets = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else [target]
+    targets = _parts(target)
     if len(values) == 1:
         return code_of(target) == code_of(values[0])
     return len(targets) == len(values) and all(code_of(t) == code_of(v) for t, v in zip(targets, values))
+
+
+def _parts(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The elements of a tuple or list (``model, optimizer``), else ``node`` itself."""
+    return [e.value for e in node.elements] if isinstance(node, (cst.Tuple, cst.List)) else [node]
 
 
 def _rebinds(node: cst.CSTNode, name: str) -> bool:
@@ -540,8 +542,7 @@ class _Planner:
             found.append(target)
         keys = []
         for node in found:
-            parts = [e.value for e in node.elements] if isinstance(node, (cst.Tuple, cst.List)) else [node]
-            keys.extend(key for key in map(carried_name, parts) if key is not None)
+            keys.extend(key for key in map(carried_name, _parts(node)) if key is not None)
         return keys
 
     def _calls_model(self, statement: cst.CSTNode) -> bool:
@@ -577,11 +578,12 @@ class _Planner:
         if any(calls_training_step(s) for s in statements):
             return None
         forward = _Forward(block, first, last, loss)
-        if not any(self._autocast(s) for s in statements):  # already autocast: nothing to add
+        if not any(self._in_autocast(s) for s in statements):  # already autocast: nothing to add
             forward.wrap = True
         return forward
 
-    def _autocast(self, statement: cst.CSTNode) -> bool:
+    def _in_autocast(self, statement: cst.CSTNode) -> bool:
+        """``with torch.autocast(...):`` (or CUDA's): the user's autocast already."""
         return isinstance(statement, cst.With) and any(
             isinstance(item.item, cst.Call) and self.names.qualname(item.item.func) in CUDA_AUTOCAST | DEVICE_AUTOCAST
             for item in statement.items
@@ -668,8 +670,6 @@ def _assigns(statement: cst.CSTNode, key: str) -> bool:
         targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else []
         if isinstance(small, cst.AnnAssign):
             targets = [small.target]
-        for target in targets:
-            parts = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else [target]
-            if any(carried_name(p) == key for p in parts):
-                return True
+        if any(carried_name(part) == key for target in targets for part in _parts(target)):
+            return True
     return False

@@ -24,7 +24,7 @@ from codemods.amp.common import (
 from codemods.amp.walk import is_reference, use_context, walk
 from codemods.shared.device_values import is_cuda_value, names_device
 from codemods.shared.statements import carried_name
-from migrate_xla.rule import FileContext, call_arg, called, code_of, snippet, string_value, words
+from migrate_xla.rule import GAP, FileContext, call_arg, called, code_of, snippet, string_value, words
 
 # float16 spelled as a string, and what it becomes: for a dtype table's key, a config or
 # an argparse default (``"fp16"`` -> ``"bf16"`` only where the table has that key), and
@@ -94,7 +94,7 @@ class DtypeChoices:
 
 # What a call of autocast spells (every name in CUDA_AUTOCAST and DEVICE_AUTOCAST ends in ``autocast``),
 # or a partial of it: ``partial(torch.autocast, ...)``, ``partial(torch.cuda.amp.autocast)``
-AUTOCAST_CALL = re.compile(called(words("autocast")) + "|" + words("autocast") + r"(?:[\s\\]|#[^\n]*\n)*[,)]")
+AUTOCAST_CALL = re.compile(f"{called(words('autocast'))}|{words('autocast')}{GAP}[,)]")
 
 
 def dtype_choices(ctx: FileContext, module: cst.Module) -> DtypeChoices:

@@ -85,15 +85,15 @@ class Float16ToBfloat16(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         self._keep_half_beside_bfloat16([a.value for a in node.args if not a.keyword])  # f(torch.half, torch.bfloat16)
-        name = self.qualname(node.func)
         view = autocast_view(self.ctx, node)  # the call itself, or partial(torch.autocast, ...)'s arguments
-        if view is not None or name in CUDA_CUSTOM:
-            name = self.qualname(view.func) if view is not None else name
-            call = view if view is not None else node
-            custom = name in CUDA_CUSTOM
-            dtype = call_arg(call, None if custom else 1, "cast_inputs" if custom else "dtype")
-            if dtype is not None:
-                self.autocast_dtypes.add(id(dtype.value))
+        if view is not None:
+            dtype = call_arg(view, 1, "dtype")
+        elif self.qualname(node.func) in CUDA_CUSTOM:
+            dtype = call_arg(node, None, "cast_inputs")
+        else:
+            return
+        if dtype is not None:
+            self.autocast_dtypes.add(id(dtype.value))
 
     def _bfloat16(self, original, updated, replacement, imports=()):
         return self.replace(
