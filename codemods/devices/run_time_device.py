@@ -228,14 +228,11 @@ class RunTimeDevice(Rule):
         if len(node.targets) != 1:
             return
         target = node.targets[0].target
-        if isinstance(target, (cst.Name, cst.Attribute)):
-            self._bind(target, node.value)
-        if not self.ctx.statements:
-            return
-        line = self.ctx.statements[-1]
-        if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and line.body[0] is node):
-            return
         if not isinstance(target, (cst.Name, cst.Attribute)):
+            return
+        self._bind(target, node.value)
+        line = self.ctx.statements[-1] if self.ctx.statements else None
+        if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and line.body[0] is node):
             return
         if code_of(node.value) == _mapping(code_of(target), self.ctx.api.device_type):
             self._keep(node.value)  # the mapping line of a first run: its "cuda" is no CUDA left behind
@@ -248,9 +245,8 @@ class RunTimeDevice(Rule):
             and string_value(node.value) is not None
         ):
             self.device_globals[target.value] = None  # device = "cuda": a global a configurator may set
-        named = (
-            names_device(name) and "devices" not in name.lower()
-        )  # not hip_devices = os.getenv("HIP_VISIBLE_DEVICES")
+        # not hip_devices = os.getenv("HIP_VISIBLE_DEVICES")
+        named = names_device(name) and "devices" not in name.lower()
         source = self._run_time_read(node.value) if named else None
         if source is None:
             read = self._read(node.value, again=False)
