@@ -93,7 +93,7 @@ class _Plan:
 
     handled: set[int] = field(default_factory=set)  # ids of the apex references this rule answers for
     scale_loss: dict[int, cst.Call] = field(default_factory=dict)  # id(With) -> its scale_loss call
-    initialize: dict[int, str | None] = field(default_factory=dict)  # id(call) -> None (it goes) or why it stays
+    initialize: dict[int, str] = field(default_factory=dict)  # id(amp.initialize call) -> why it stays (flagged)
     forwards: dict[int, list[_Forward]] = field(default_factory=dict)  # id(block) -> the forwards to wrap
     level: dict[int, str] = field(default_factory=dict)  # id(initialize call) -> its opt level, for messages
 
@@ -291,9 +291,7 @@ class ApexAmp(Rule):
             return updated
         name = self.qualname(call.func)
         drops = self.ctx.import_behind(call.func)
-        if name in INITIALIZE:
-            if self.plan.initialize.get(id(call)) is not None:
-                return updated  # flagged
+        if name in INITIALIZE:  # one that goes: a flagged one is not in plan.handled
             return self._initialize(original, updated, call, drops)
         what = snippet(original)
         old = "; checkpoints saved with apex's state still load" if name in LOAD_STATE_DICT else ""
@@ -468,6 +466,27 @@ class _Planner:
     def __init__(self, rule: ApexAmp, module: cst.Module) -> None:
         self.rule, self.plan = rule, _Plan()
         self.names = FileContext()  # the traversal has not learned the imports yet
+        initializes, withs = self._find(module)
+        for with_, call, _ in withs:
+            self.plan.scale_loss[id(with_)] = call
+            self.plan.handled.add(id(call.func))
+        self.scale_loss_withs = {id(w) for w, _, _ in withs}
+        self.models = {key for call, ancestors in initializes for key in self._models(call, ancestors)}
+        forwards = [self._forward(with_, call, ancestors) for with_, call, ancestors in withs]
+        for call, ancestors in initializes:
+            self.plan.handled.add(id(call.func))  # converted, or flagged by this rule
+            why = self._initialize(call, ancestors, len(initializes), forwards)
+            if why is None:
+                self.plan.handled.add(id(call))
+                for forward in forwards if self.plan.level[id(call)] in ("O1", "O2") else ():
+                    if forward is not None and forward.wrap:
+                        self.plan.forwards.setdefault(id(forward.block), []).append(forward)
+            else:
+                self.plan.initialize[id(call)] = why
+
+    def _find(self, module: cst.Module) -> tuple[list, list]:
+        """The file's ``amp.initialize`` calls and ``with amp.scale_loss(...)`` statements XLA408
+        converts, each with its ancestors; the other apex calls it answers for go in ``plan.handled``."""
         initializes: list[tuple[cst.Call, tuple]] = []
         withs: list[tuple[cst.With, cst.Call, tuple]] = []
         for node, ancestors in _paths(module):
@@ -499,22 +518,7 @@ class _Planner:
                     self.plan.handled.add(id(node))  # checkpoint["amp"] = amp.state_dict() goes
             elif name in LOAD_STATE_DICT and isinstance(parent, cst.Expr) and parent.value is node:
                 self.plan.handled.update((id(node), id(node.func)))
-        for with_, call, _ in withs:
-            self.plan.scale_loss[id(with_)] = call
-            self.plan.handled.add(id(call.func))
-        self.scale_loss_withs = {id(w) for w, _, _ in withs}
-        self.models = {key for call, ancestors in initializes for key in self._models(call, ancestors)}
-        forwards = [self._forward(with_, call, ancestors) for with_, call, ancestors in withs]
-        for call, ancestors in initializes:
-            self.plan.handled.add(id(call.func))  # converted, or flagged by this rule
-            why = self._initialize(call, ancestors, len(initializes), forwards)
-            if why is None:
-                self.plan.handled.add(id(call))
-                for forward in forwards if self.plan.level[id(call)] in ("O1", "O2") else ():
-                    if forward is not None and forward.wrap:
-                        self.plan.forwards.setdefault(id(forward.block), []).append(forward)
-            else:
-                self.plan.initialize[id(call)] = why
+        return initializes, withs
 
     def _unscaled(self, with_: cst.With, call: cst.Call) -> bool:
         """``with amp.scale_loss(loss, optimizer) as scaled_loss:``, alone in its ``with``."""
