@@ -1,7 +1,8 @@
 """apex amp where xla-migrate cannot place bfloat16 autocast: an opt level named on the command
-line, amp.initialize under a condition; it is flagged with what to do, and stays with the apex
-import, while scale_loss (a loss divided for accumulation, delay_unscale) still becomes the backward
-pass and the branches it made the same collapse. [XLA103, XLA109, XLA201, XLA408]"""
+line (amp.initialize under a condition, too) and O3, a whole model in float16; each is flagged
+with what to do, and stays with the apex import, while scale_loss (a loss divided for
+accumulation, delay_unscale) still becomes the backward pass and the branches it made the
+same collapse. [XLA103, XLA109, XLA201, XLA408]"""
 
 import argparse
 
