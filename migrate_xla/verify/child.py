@@ -899,18 +899,6 @@ class TwinMode(TorchFunctionMode):
         return func(*args, **kwargs)
 
 
-_twin_kernels = {"hook": None}
-
-
-def _choose_twin_kernels(module, args) -> None:
-    """At the twin's first forward pass: a model without batch norm, where the twin's batch
-    norm would change nothing, has its convolutions computed without oneDNN instead (other
-    float32 kernels, another order of summation)."""
-    _twin_kernels["hook"].remove()
-    if not any(isinstance(m, torch.nn.modules.batchnorm._BatchNorm) for m in module.modules()):
-        torch.backends.mkldnn.enabled = False
-
-
 def _enter_in_every_thread(mode_types: list[type[TorchFunctionMode]]) -> None:
     """Torch function modes are per thread: push the modes in threads the script starts too."""
     for mode_type in mode_types:
@@ -1442,10 +1430,11 @@ def install() -> None:
         _conv_budget.update(limit=config.get("float64_conv_budget"), recorder=recorder)
         modes.append(Float64Mode)
     if config.get("perturb"):
-        # the twin of the reference: the same float32 training, rounded as XLA rounds it, to
+        # the twin of the reference: the same float32 training rounded as XLA rounds it, batch
+        # norm statistics in one pass and convolutions by other kernels (without oneDNN), to
         # measure how far rounding alone carries it (compare.py)
         modes.append(TwinMode)
-        _twin_kernels["hook"] = torch.nn.modules.module.register_module_forward_pre_hook(_choose_twin_kernels)
+        torch.backends.mkldnn.enabled = False
     if config.get("diagnose"):
         _op_records = _OpRecords(recorder)
         modes.append(OpRecorder)  # the last one entered sees each call first, as the script made it

@@ -404,14 +404,16 @@ def _run_all(
     instrument = str(_instrumentation(work))
     env = _sharing_cores(env, len(jobs))
     runs: dict[str, Run] = {}
-    threads = [
-        threading.Thread(
-            target=lambda role=role, script=script, path=path: runs.__setitem__(
-                role, _run_child(role, script, [instrument, *path], args, env, settings, work, float64, python)
-            )
-        )
-        for role, script, path in jobs
-    ]
+    # the first run to stop past the float64 budget stops the others: all run again as written
+    past_budget = threading.Event()
+
+    def child(role: str, script: Path, path: list[str]) -> None:
+        run = _run_child(role, script, [instrument, *path], args, env, settings, work, float64, python, past_budget)
+        runs[role] = run
+        if run.float64_cost is not None:
+            past_budget.set()
+
+    threads = [threading.Thread(target=child, args=job) for job in jobs]
     progress = None
     if sys.stderr.isatty():
         progress = Progress(sys.stderr, settings.steps, {role: work / f"records-{role}" for role, _, _ in jobs})
@@ -449,6 +451,7 @@ def _run_child(
     work: Path,
     float64: bool,
     python: interpreter.Interpreter,
+    stop: threading.Event,
 ) -> Run:
     """One child: ``path`` goes first on its PYTHONPATH (the instrumentation, the migrated project)."""
     records = work / f"records-{role}"
@@ -503,11 +506,18 @@ def _run_child(
             stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
-        try:
-            run.returncode = process.wait(timeout=settings.timeout)
-        except subprocess.TimeoutExpired:
-            run.error = f"timed out after {settings.timeout:g} s (--timeout)"
-            _stop_group(process)
+        while run.returncode is None:
+            try:
+                run.returncode = process.wait(timeout=INTERVAL_S)
+            except subprocess.TimeoutExpired:
+                if stop.is_set():
+                    run.error = "stopped: another run went past the float64 budget"
+                elif time.monotonic() - started > settings.timeout:
+                    run.error = f"timed out after {settings.timeout:g} s (--timeout)"
+                else:
+                    continue
+                _stop_group(process)
+                break
     run.wall_s = time.monotonic() - started
     run.stderr_tail = _tail(work / f"{role}.stderr")
     if run.returncode not in (0, None) and run.finished != "step-limit":
