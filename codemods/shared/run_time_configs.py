@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from codemods.shared.statements import dotted
 from migrate_xla.rule import FileContext, string_value
 
 # ctx.shared key: the ConfigNames of the file, kept by XLA111
@@ -98,7 +99,7 @@ class ConfigNames:
 
     def bind(self, target: cst.BaseExpression, config: str | None) -> None:
         """``target = value``: ``config`` is what the value is (HYDRA, OMEGACONF), or None."""
-        name = _dotted(target)
+        name = dotted(target)
         if name is None:
             return
         scopes = self.scopes
@@ -176,16 +177,6 @@ class ConfigNames:
         return read.config
 
 
-def _dotted(node: cst.CSTNode) -> str | None:
-    parts = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if not isinstance(node, cst.Name):
-        return None
-    return ".".join([node.value, *reversed(parts)])
-
-
 def plain(node: cst.CSTNode) -> bool:
     """A value that reading again gives again: a literal, a name, an attribute of one, or an
     item of one by a literal key (``config["device"]``)."""
@@ -194,7 +185,7 @@ def plain(node: cst.CSTNode) -> bool:
     if isinstance(node, cst.Subscript):
         index = node.slice[0].slice if len(node.slice) == 1 else None
         return isinstance(index, cst.Index) and string_value(index.value) is not None and plain(node.value)
-    return _dotted(node) is not None
+    return dotted(node) is not None
 
 
 def _chain(node: cst.CSTNode) -> tuple[cst.BaseExpression, list[tuple[str, bool]]] | None:

@@ -1,4 +1,5 @@
-"""Statement shapes several families test for: an import line, a line that is one call, a docstring; a carried name."""
+"""Statement shapes several families test for: an import line, a line that is one call, a docstring; a carried
+name, a dotted name."""
 
 from __future__ import annotations
 
@@ -39,3 +40,14 @@ def carried_name(node: cst.CSTNode) -> str | None:
     if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
         return f"{node.value.value}.{node.attr.value}"
     return None
+
+
+def dotted(node: cst.CSTNode) -> str | None:
+    """``self.cfg.training`` for a chain of names and attributes, else None."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    return ".".join([node.value, *reversed(parts)])
