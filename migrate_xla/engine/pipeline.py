@@ -51,7 +51,7 @@ SLICE_FROM = 2000
 
 
 def _slice(text: str, rules: Sequence[type[Rule]]) -> Slice | None:
-    if len(text) < SLICE_FROM or any(rule.WHOLE_MODULE for rule in rules) or suppression.ANY.search(text):
+    if len(text) < SLICE_FROM or any(rule.WHOLE_MODULE for rule in rules) or suppression.may_suppress(text):
         return None  # a suppression comment anywhere may cover any statement: the whole file is parsed
     return slice_text(text, _keep(rules))
 
@@ -86,7 +86,7 @@ def _migrate(
         raise MigrationError(f"cannot parse: {_syntax_error(text, filename, exc)}") from None
     lap("parse")
     ctx = FileContext(settings, sliced=piece is not None, source=source)
-    if piece is None and suppression.ANY.search(text):
+    if piece is None and suppression.may_suppress(text):
         ctx.suppressions = suppression.Suppressions(text)
         ctx.suppressions.learn(module)
     new_module = RuleRunner(ctx, [rule(ctx) for rule in rules], piece).run(module)

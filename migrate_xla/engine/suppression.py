@@ -29,6 +29,16 @@ FILE = re.compile(rf"^[ \t]*#\s*xla-migrate:\s*noqa(?::\s*{_CODES})?\s*$", re.IG
 # codes alone (`noqa: F401`, in a quarter of torch's files) cost nothing.
 ANY = re.compile(r"#\s*noqa(?!\s*:)|noqa\s*:[^\n]*XLA|xla-migrate:\s*noqa", re.IGNORECASE)
 
+
+def may_suppress(text: str) -> bool:
+    """Whether ``ANY`` occurs in ``text``. Each of its matches holds ``noqa`` in some case,
+    and every character that ``re.IGNORECASE`` matches to one of its letters lowers to that
+    letter: a text whose lowered form does not hold ``noqa`` (most files) is told without
+    the search, which tries every position (an ignore-case pattern has no literal prefix to
+    skip to)."""
+    return "noqa" in text.lower() and ANY.search(text) is not None
+
+
 ALL = None  # a comment without codes covers every code
 
 
