@@ -392,6 +392,22 @@ def test_a_scaled_loss_read_twice_is_computed_once():
     assert "scaled_loss = loss / accum\nscaled_loss.backward(retain_graph=True)\nlog(scaled_loss)\n" in migrated
 
 
+@pytest.mark.parametrize(
+    "loss, rebinding",
+    [("loss", "loss = loss.detach()"), ("loss / accum", "accum = 1"), ("self.loss", "self.loss = None")],
+)
+def test_a_scaled_loss_whose_names_the_block_rebinds_is_computed_first(loss, rebinding):
+    migrated = migrate(
+        f"""\
+        from apex import amp
+        with amp.scale_loss({loss}, optimizer) as scaled_loss:
+            {rebinding}
+            scaled_loss.backward()
+        """
+    )
+    assert f"scaled_loss = {loss}\n{rebinding}\nscaled_loss.backward()\n" in migrated
+
+
 def test_master_params_iterates_the_optimizer_groups_as_apex_does():
     migrated = migrate("from apex import amp\nparams = list(amp.master_params(self.optimizer))\n")
     assert migrated == 'params = list((p for group in self.optimizer.param_groups for p in group["params"]))\n'

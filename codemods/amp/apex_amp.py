@@ -123,7 +123,8 @@ class ApexAmp(Rule):
       amp is disabled): the block stays, on ``loss`` (``loss.backward()``). ``delay_unscale``,
       ``loss_id`` and ``model`` only steer the scaling. A loss that is not a plain name
       (``loss / accum``) stands where the block reads its name once, and is bound to that name
-      first where the block reads it more often, so that it is computed once.
+      first where the block reads it more often, so that it is computed once; so is any loss
+      whose names the block assigns (``loss = loss.detach()`` before the backward pass).
     - ``amp.master_params(optimizer)`` iterates ``p for group in optimizer.param_groups for p
       in group['params']``: that generator, written out (gradient clipping).
     - ``amp.state_dict()`` is the loss scalers' state: a checkpoint's ``"amp": amp.state_dict()``
@@ -204,7 +205,9 @@ class ApexAmp(Rule):
             above.append(cst.EmptyLine(comment=body.header.comment))
         if name is not None and name != code_of(loss):
             plain = isinstance(loss, (cst.Name, cst.Attribute))  # evaluating it again does nothing
-            if not _rebinds(original.body, name) and (plain or _read_once(original.body, name)):
+            # the block rebinds neither its name nor a name the loss reads (loss = loss.detach())
+            steady = not any(_rebinds(original.body, n) for n in {name, *_names_in(loss)})
+            if steady and (plain or _read_once(original.body, name)):
                 renamer = _Rename(name, atomic(loss))
                 statements = [s.visit(renamer) for s in statements]
             else:  # computed once, as apex computes it
@@ -402,6 +405,11 @@ def _same(assign: cst.Assign, values: list[cst.BaseExpression]) -> bool:
 def _parts(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     """The elements of a tuple or list (``model, optimizer``), else ``node`` itself."""
     return [e.value for e in node.elements] if isinstance(node, (cst.Tuple, cst.List)) else [node]
+
+
+def _names_in(node: cst.CSTNode) -> set[str]:
+    """The names in ``node`` (``loss``, ``accum`` in ``loss / accum``; ``self`` and ``loss`` in ``self.loss``)."""
+    return {n.value for n in subtree(node) if isinstance(n, cst.Name)}
 
 
 def _rebinds(node: cst.CSTNode, name: str) -> bool:
