@@ -61,6 +61,8 @@ PURE_CALLS = frozenset(
         "torch_xla.core.xla_model.is_master_ordinal",
         "torch.cuda.is_available",
         "torch.cuda.device_count",
+        "torch.tpu.is_available",  # what XLA105 writes for torch.cuda's under --runtime torch-tpu
+        "torch.tpu.device_count",
         "torch.distributed.is_available",
         "torch.distributed.is_initialized",
         "torch.distributed.get_rank",

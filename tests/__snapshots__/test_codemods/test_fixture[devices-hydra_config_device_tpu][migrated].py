@@ -1,7 +1,8 @@
 # fixture: runtime=torch-tpu
 """TorchTPU: a Hydra or OmegaConf config's device, `cuda` in its YAML, becomes "tpu" where
 the script reads it: torch.device(cfg.device), .to(cfg.training.device), device=, a
-variable; `cpu` stays the CPU. [XLA109, XLA111]"""
+variable; `cpu` stays the CPU. An `if` on the config's device or on torch.cuda's count whose
+block the fixes emptied goes, test and all. [XLA104, XLA105, XLA107, XLA109, XLA111]"""
 
 import hydra
 import torch
