@@ -9,6 +9,7 @@ from typing import ClassVar
 
 import libcst as cst
 
+from codemods.shared.statements import dotted
 from migrate_xla.rule import RUNTIME, SAFE, FileContext, Import, Rule, code_of, parse_expr, snippet
 
 GUIDE = "https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html"
@@ -37,16 +38,6 @@ def is_message_call(node: cst.CSTNode) -> bool:
 PROFILING_DOC = "https://cloud.google.com/tpu/docs/pytorch-xla-performance-profiling-tpu-vm"
 PALLAS_DOC = "https://docs.pytorch.org/xla/master/features/pallas.html"
 DYNAMO_DOC = "https://docs.pytorch.org/xla/master/perf/dynamo.html"
-
-
-def dotted(node: cst.CSTNode) -> str | None:
-    """``self.stream`` for a chain of names and attributes, else None."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        head = dotted(node.value)
-        return f"{head}.{node.attr.value}" if head is not None else None
-    return None
 
 
 def holds_import(statement: cst.CSTNode) -> bool:
