@@ -251,7 +251,8 @@ def example_args(example: Path) -> list[str]:
 
 def example_settings(example: Path) -> dict:
     """An example's ``# verify-unsafe-fixes`` line: it keeps its losses only with the unsafe
-    fixes (the workaround of a torch_xla defect, XLA9xx: docs/runtime_defects.md)."""
+    fixes (the workaround of a torch_xla defect, XLA9xx: docs/runtime_defects.md), or runs on
+    XLA only with them (Hogwild made data parallel, XLA612)."""
     return {"unsafe_fixes": True} if re.search(r"^# verify-unsafe-fixes$", example.read_text(), re.MULTILINE) else {}
 
 
