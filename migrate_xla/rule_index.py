@@ -47,6 +47,7 @@ RULES = (
     ('XLA609', ('single', 'multiprocess', 'spmd'), ('torchrun|torch\\.distributed\\.(launch|run)',), (), ('torch-xla', 'torch-tpu')),
     ('XLA610', ('single', 'multiprocess', 'spmd'), ('(?:DataParallel(?<!\\wDataParallel)|data_parallel(?<!\\wdata_parallel))\\b',), ('(?:device_count(?<!\\wdevice_count))\\b',), ('torch-xla', 'torch-tpu')),
     ('XLA611', ('single', 'multiprocess', 'spmd'), ('(?:share_memory(?<!\\wshare_memory))\\b',), ('cuda|CUDA|torch_xla\\.device\\b|xla_device|[\'\\"]xla\\b|XLA_|accelerator(?<!\\waccelerator)\\b|\\A(?![\\s\\S]*[\'"]cpu[\'"])',), ('torch-xla', 'torch-tpu')),
+    ('XLA612', ('single', 'multiprocess', 'spmd'), ('(?:share_memory(?<!\\wshare_memory))\\b',), ('cuda|CUDA|torch_xla\\.device\\b|xla_device|[\'\\"]xla\\b|XLA_|accelerator(?<!\\waccelerator)\\b|\\A(?![\\s\\S]*[\'"]cpu[\'"])',), ('torch-xla',)),
     ('XLA650', ('multiprocess',), ('\\.step\\(',), ('cuda|CUDA|torch_xla\\.device\\b|xla_device|[\'\\"]xla\\b|XLA_|accelerator(?<!\\waccelerator)\\b|\\A(?![\\s\\S]*[\'"]cpu[\'"])',), ('torch-xla',)),
     ('XLA651', ('multiprocess',), ('DataLoader',), ('cuda|CUDA|torch_xla\\.device\\b|xla_device|[\'\\"]xla\\b|XLA_|accelerator(?<!\\waccelerator)\\b|\\A(?![\\s\\S]*[\'"]cpu[\'"])',), ('torch-xla',)),
     ('XLA652', ('multiprocess',), ('print\\(|log',), ('cuda|CUDA|torch_xla\\.device\\b|xla_device|[\'\\"]xla\\b|XLA_|accelerator(?<!\\waccelerator)\\b|\\A(?![\\s\\S]*[\'"]cpu[\'"])',), ('torch-xla',)),
