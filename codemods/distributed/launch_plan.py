@@ -31,6 +31,31 @@ def _names(node: cst.CSTNode, name: str, scoped: bool = True, top: bool = True) 
     return sum(_names(child, name, scoped, top=False) for child in below)
 
 
+def _free_reads(scope: cst.CSTNode, name: str) -> int:
+    """How often the functions defined in ``scope`` read ``name`` from it (a global of the module,
+    a closure's variable of a function): those that do not bind a ``name`` of their own."""
+    return sum(
+        _names(node, name)
+        for node in subtree(scope)
+        if node is not scope and isinstance(node, cst.FunctionDef) and not _binds(node, name)
+    )
+
+
+def _binds(function: cst.FunctionDef, name: str) -> bool:
+    """``name`` is a parameter of ``function`` or assigned in it (and not declared global there)."""
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    if any(p.name.value == name for p in every):
+        return True
+    inside = list(subtree(function.body))
+    if any(isinstance(n, (cst.Global, cst.Nonlocal)) and any(a.name.value == name for a in n.names) for n in inside):
+        return False
+    return any(
+        isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Name) and n.target.value == name for n in inside
+    )
+
+
 # -- what a file's mp.spawn calls need (XLA601) ----------------------------------------------
 
 
@@ -111,7 +136,7 @@ def _launch_plan(module: cst.Module) -> LaunchPlan:
                 and _names(module, worker.name.value, scoped=False) == 2  # its def and this spawn: no other caller
                 and place + 1 < len(worker.params.params)
             )
-            if movable and _names(scope, count) == 1 + _names(call, count):
+            if movable and _names(scope, count) + _free_reads(scope, count) == 1 + _names(call, count):
                 plan.dropped_counts.add(id(assign))
                 plan.counts.add(id(assign.value))
                 if place is not None:
