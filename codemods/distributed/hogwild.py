@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods.distributed.launch_plan import SPAWN
+from codemods.shared.statements import assigned_names
 from migrate_xla.rule import FileContext, call_arg, code_of, subtree
 
 PROCESS = frozenset({"torch.multiprocessing.Process", "multiprocessing.Process"})
@@ -123,32 +124,22 @@ def hogwild_plan(module: cst.Module) -> HogwildPlan:
     plan.launch += [s for s in block if isinstance(c := _expr(s), cst.Call) and names.qualname(c.func) in START_METHOD]
     # the launch's list of processes must serve nothing else
     kept = [s for s in block if s is not plan.share and not any(s is launched for launched in plan.launch)]
-    read = sorted(name for name in {n for s in plan.launch for n in _bound(s)} if any(_uses(s, name) for s in kept))
+    read = sorted(
+        name for name in {n for s in plan.launch for n in assigned_names(s)} if any(_uses(s, name) for s in kept)
+    )
     if read:
         return HogwildPlan(f"{', '.join(f'`{name}`' for name in read)}, made by the workers' launch, read after it")
     if plan.main is None:
-        bound = {name for s in block for name in _bound(s)}
+        bound = {name for s in block for name in assigned_names(s)}
         read = set()
         for d in module.body:
             if isinstance(d, cst.FunctionDef):
-                own = {p.name.value for p in subtree(d.params) if isinstance(p, cst.Param)} | set(_bound(d.body))
+                params = {p.name.value for p in subtree(d.params) if isinstance(p, cst.Param)}
+                own = params.union(assigned_names(d.body))
                 read |= {n.value for n in subtree(d.body) if isinstance(n, cst.Name)} - own
-        bound -= {name for s in plan.launch for name in _bound(s)}
+        bound -= {name for s in plan.launch for name in assigned_names(s)}
         plan.shared = sorted(bound & read)
     return plan
-
-
-def _bound(statement: cst.CSTNode):
-    for node in subtree(statement):
-        targets = (
-            [t.target for t in node.targets]
-            if isinstance(node, cst.Assign)
-            else [node.target]
-            if isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For))
-            else []
-        )
-        for target in targets:
-            yield from (n.value for n in subtree(target) if isinstance(n, cst.Name))
 
 
 def _launch(plan: HogwildPlan, names: FileContext, block: list, start: int, defs: dict) -> str | None:

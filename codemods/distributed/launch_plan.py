@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods.distributed.common import is_device_count
+from codemods.shared.statements import assigned_names
 from migrate_xla.rule import FileContext, call_arg, called, children, subtree, words
 
 SPAWN = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn"})
@@ -43,17 +44,12 @@ def _free_reads(scope: cst.CSTNode, name: str) -> int:
 
 def _binds(function: cst.FunctionDef, name: str) -> bool:
     """``name`` is a parameter of ``function`` or assigned in it (and not declared global there)."""
-    params = function.params
-    every = [*params.posonly_params, *params.params, *params.kwonly_params]
-    every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
-    if any(p.name.value == name for p in every):
+    if any(isinstance(p, cst.Param) and p.name.value == name for p in subtree(function.params)):
         return True
-    inside = list(subtree(function.body))
-    if any(isinstance(n, (cst.Global, cst.Nonlocal)) and any(a.name.value == name for a in n.names) for n in inside):
+    declared = (n for n in subtree(function.body) if isinstance(n, (cst.Global, cst.Nonlocal)))
+    if any(a.name.value == name for n in declared for a in n.names):
         return False
-    return any(
-        isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Name) and n.target.value == name for n in inside
-    )
+    return name in assigned_names(function.body)
 
 
 # -- what a file's mp.spawn calls need (XLA601) ----------------------------------------------

@@ -1,9 +1,13 @@
 """Statement shapes several families test for: an import line, a line that is one call, a docstring; a carried
-name, a dotted name."""
+name, a dotted name, the names assignments bind."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import libcst as cst
+
+from migrate_xla.rule import subtree
 
 
 def is_import_line(statement: cst.BaseStatement) -> bool:
@@ -51,3 +55,20 @@ def dotted(node: cst.CSTNode) -> str | None:
     if not isinstance(node, cst.Name):
         return None
     return ".".join([node.value, *reversed(parts)])
+
+
+def assigned_names(node: cst.CSTNode) -> Iterator[str]:
+    """The names the assignments in ``node`` bind (``=``, annotated, augmented, a ``for``
+    target): a name that is the target, or one inside a tuple or list target; not the base of
+    an attribute or a subscript (``self.x = ...`` binds no name)."""
+    for assignment in subtree(node):
+        if isinstance(assignment, cst.Assign):
+            targets = [t.target for t in assignment.targets]
+        elif isinstance(assignment, (cst.AnnAssign, cst.AugAssign, cst.For)):
+            targets = [assignment.target]
+        else:
+            continue
+        for target in targets:
+            for name in subtree(target):
+                if isinstance(name, cst.Name) and (name is target or isinstance(target, (cst.Tuple, cst.List))):
+                    yield name.value

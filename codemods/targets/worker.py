@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from codemods.shared.statements import is_import_line
+from codemods.shared.statements import assigned_names, is_import_line
 from codemods.targets.common import WORKER, TargetRule, is_main_guard, parse_statement
 from migrate_xla.rule import SAFE, TORCH_XLA, code_of, is_removed, subtree
 
@@ -145,22 +145,10 @@ class MultiprocessWorker(TargetRule):
             else:
                 statements = [statement]
             for s in statements:
-                for node in subtree(s):
-                    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-                        bound.add(node.name.value)
-                    targets = (
-                        [t.target for t in node.targets]
-                        if isinstance(node, cst.Assign)
-                        else [node.target]
-                        if isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For))
-                        else []
-                    )
-                    for target in targets:
-                        for name in subtree(target):
-                            if isinstance(name, cst.Name) and (
-                                name is target or isinstance(target, (cst.Tuple, cst.List))
-                            ):
-                                bound.add(name.value)
+                bound.update(
+                    node.name.value for node in subtree(s) if isinstance(node, (cst.FunctionDef, cst.ClassDef))
+                )
+                bound.update(assigned_names(s))
         read = set()
         for definition in kept:
             if isinstance(definition, (cst.FunctionDef, cst.ClassDef)):
