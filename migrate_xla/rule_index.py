@@ -43,7 +43,7 @@ RULES = (
     ('XLA605', ('single', 'multiprocess', 'spmd'), ('(?:[rR][aA][nN][kK]|[gG][pP][uU](?:_[iI][dD])?|[dD][eE][vV][iI][cC][eE]_[iI][dD])(?:[\\s\\\\]|#[^\\n]*\\n)*[,)]',), ('\\.(?:[\\s\\\\]|#[^\\n]*\\n)*to(?:[\\s\\\\]|#[^\\n]*\\n)*\\(|device(?:[\\s\\\\]|#[^\\n]*\\n)*=',), ('torch-xla', 'torch-tpu')),
     ('XLA606', ('single', 'multiprocess', 'spmd'), ('DistributedSampler',), (), ('torch-xla',)),
     ('XLA607', ('single', 'multiprocess', 'spmd'), ('barrier\\(', '(?:AVG(?<!\\wAVG))\\b'), (), ('torch-xla',)),
-    ('XLA608', ('single', 'multiprocess', 'spmd'), ('fsdp|FullyShard|fully_shard|pipelin|distributed\\.tensor|distributed\\._tensor|device_mesh|DeviceMesh|parallelize_module', '(?:rpc(?<!\\wrpc))\\b'), (), ('torch-xla', 'torch-tpu')),
+    ('XLA608', ('single', 'multiprocess', 'spmd'), ('(?:fsdp(?<!\\wfsdp)|rpc(?<!\\wrpc)|pipelining(?<!\\wpipelining)|pipeline(?<!\\wpipeline)|device_mesh(?<!\\wdevice_mesh))\\b', 'distributed\\.tensor|distributed\\._tensor'), (), ('torch-xla', 'torch-tpu')),
     ('XLA609', ('single', 'multiprocess', 'spmd'), ('torchrun|torch\\.distributed\\.(launch|run)',), (), ('torch-xla', 'torch-tpu')),
     ('XLA610', ('single', 'multiprocess', 'spmd'), ('(?:DataParallel(?<!\\wDataParallel)|data_parallel(?<!\\wdata_parallel))\\b',), ('(?:device_count(?<!\\wdevice_count))\\b',), ('torch-xla', 'torch-tpu')),
     ('XLA611', ('single', 'multiprocess', 'spmd'), ('(?:share_memory(?<!\\wshare_memory))\\b',), ('cuda|CUDA|torch_xla\\.device\\b|xla_device|[\'\\"]xla\\b|XLA_|accelerator(?<!\\waccelerator)\\b|\\A(?![\\s\\S]*[\'"]cpu[\'"])',), ('torch-xla', 'torch-tpu')),

@@ -26,6 +26,7 @@ from migrate_xla.rule import (
     FileContext,
     Rule,
     children,
+    code_nodes,
     code_of,
     names_trigger,
     parse_expr,
@@ -177,7 +178,7 @@ class LegacyTensorType(Rule):
         text = self.ctx.source or code_of(node)
         if not (PLANNED.search(text) and RESOLVABLE.search(text)):
             return  # no legacy CUDA type and no availability flag: nothing to plan
-        everything = list(subtree(node))
+        everything = list(code_nodes(node))
         # The plan is made before the traversal meets the imports: names resolve through the file's imports
         self.names = FileContext()
         for found in everything:
@@ -187,11 +188,19 @@ class LegacyTensorType(Rule):
         # is a name an import bound to it: only those are resolved (qualname costs)
         wanted = {*LEGACY_DTYPES, "is_available"}
         wanted |= {name for name, full in self.names.aliases.items() if full in CUDA_TYPES or full in AVAILABILITY}
+        # Without a legacy type, availability flags are planned only for the GPU-only features they
+        # may guard or be passed as (_features_off: ``fused=cuda``), which the text then spells
+        features = gpu_only_feature(self.ctx.runtime).search(text)
         if not any(
             (type(n) is cst.Name and n.value in wanted or type(n) is cst.Attribute and n.attr.value in wanted)
             and self._legacy_ref(n)
             or type(n) is cst.Call
-            and (self._last_part(n.func) in wanted and self._availability_call(n) or self._string_type_call(n))
+            and (
+                features
+                and self._last_part(n.func) in wanted
+                and self._availability_call(n)
+                or self._string_type_call(n)
+            )
             for n in everything
         ):
             return
@@ -665,13 +674,13 @@ def _append(call: cst.Call, keyword: str, value: cst.BaseExpression) -> cst.Call
 
 
 def _walk(node: cst.CSTNode):
-    """(node, its ancestors) for ``node`` and every node below it, in code order."""
+    """(node, its ancestors) for ``node`` and every node below it but layout (``code_nodes``), in code order."""
     stack = [(node, ())]
     while stack:
         node, ancestors = stack.pop()
         yield node, ancestors
         below = (*ancestors, node)
-        stack.extend((child, below) for child in reversed(children(node)))
+        stack.extend((child, below) for child in reversed(children(node)) if type(child) not in TRIVIA)
 
 
 def _binds(parent: cst.CSTNode, name: cst.Name) -> bool:

@@ -75,11 +75,14 @@ class ModelParallelism(Rule):
     SUMMARY = "FSDP, RPC, pipeline and tensor parallelism are flagged with PyTorch/XLA's FSDP and SPMD guides (TorchTPU's device)"
     FIX = None
     SEVERITY = "error"
+    # A call resolves to a name under one of MODEL_PARALLEL's modules only through an import or
+    # attribute chain that spells the module's last part as a word (``names_trigger``): ``fsdp``
+    # in ``from torch.distributed.fsdp import FullyShardedDataParallel as FSDP``, whose uses a
+    # slice keeps as the import's names, but not in ``self._fsdp_state``, which the units of
+    # torch's own FSDP are full of. ``tensor`` is every file's word: that module is spelled whole.
     TRIGGERS = (
-        # literals, found with `in`, and a word: no regex to run
-        r"fsdp|FullyShard|fully_shard|pipelin|distributed\.tensor|distributed\._tensor|device_mesh|DeviceMesh|"
-        r"parallelize_module",
-        words("rpc"),
+        words("fsdp", "rpc", "pipelining", "pipeline", "device_mesh"),
+        r"distributed\.tensor|distributed\._tensor",
     )
     BEFORE = "from torch.distributed.fsdp import FullyShardedDataParallel as FSDP\n\nmodel = FSDP(model)\n"
     AFTER = "from torch.distributed.fsdp import FullyShardedDataParallel as FSDP\n\n" + (

@@ -138,9 +138,12 @@ class DataDependentShape(CompiledOnly, Rule):
         return updated
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript):
+        # the training path first: a name's values (_holds_positions) are looked up in the whole file
+        if not in_training_path(self.ctx.statements):
+            return updated
         if not any(isinstance(e.slice, cst.Index) and self._is_mask(e.slice.value) for e in original.slice):
             return updated
-        if not in_training_path(self.ctx.statements) or not self.matters():
+        if not self.matters():
             return updated
         if not self.ctx.api.lazy:
             self.flag(original, self._compiled(original))
