@@ -227,7 +227,9 @@ class FileContext:
     statements: list[cst.CSTNode] = field(default_factory=list)
     todos: dict[int, list[tuple[str, str]]] = field(default_factory=dict)
     shared: dict[str, object] = field(default_factory=dict)  # analyses several rules share
-    sliced: bool = False  # the tree is a slice of the file (migrate_xla.slicing)
+    # the code a slice of the file left out (its skipped units' text, migrate_xla.slicing); None
+    # when the tree is the whole file
+    left_out: str | None = None
     source: str = ""  # the code the tree was parsed from (the slice's, when sliced)
     # the file's suppression comments (engine/suppression.py's Suppressions), when it may have any
     suppressions: object | None = None
@@ -276,9 +278,11 @@ class FileContext:
                 self.aliases[local] = f"{module}.{name}"
                 self.bindings[local] = Import(module, name, asname if asname != name else None)
 
-    def need_whole_module(self) -> None:
-        """Called by a rule whose analysis needs code a slice may have left out."""
-        if self.sliced:
+    def need_whole_module(self, *names: str) -> None:
+        """Called by a rule whose analysis needs code a slice may have left out; with ``names``,
+        only code that spells one of them as a word (all a name's assignments and uses, all a
+        function's calls spell it)."""
+        if self.left_out is not None and (not names or re.search(words(*names), self.left_out)):
             raise WholeModuleNeeded
 
     def qualname(self, node: cst.CSTNode) -> str | None:

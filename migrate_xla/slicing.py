@@ -18,8 +18,9 @@ What makes this exact:
   compound statement's trailing comments that LibCST gives to its block (those indented
   deeper than the statement, up to the last one) go with it.
 - A rule whose analysis needs the whole module says so (``Rule.WHOLE_MODULE``, or
-  ``FileContext.need_whole_module()`` while running); the engine then parses the whole
-  file. So does anything unexpected here: no slice is better than a wrong one.
+  ``FileContext.need_whole_module()`` while running, or ``need_whole_module(name)``
+  when the code left out spells ``name``); the engine then parses the whole file. So
+  does anything unexpected here: no slice is better than a wrong one.
 
 The slice is found with ``ast`` (about a tenth of a LibCST parse) and plain text.
 """
@@ -117,6 +118,10 @@ class Slice:
         if seen != list(range(len(self.skipped))):
             raise WholeModuleNeeded
         return whole
+
+    def left_out(self) -> str:
+        """The text of the units the slice left out, in order."""
+        return "".join(skipped.text for skipped in self.skipped)
 
     def name_uses(self) -> Counter:
         """How often each name is used in the skipped units, as imports.apply_imports

@@ -12,6 +12,7 @@ import pytest
 from conftest import FIXTURES
 from migrate_xla import prefilter, slicing
 from migrate_xla.engine import pipeline
+from migrate_xla.rule import FileContext, WholeModuleNeeded
 from migrate_xla.run import enabled_rules, migrate_code, options_for
 from migrate_xla.sources.reading import read_source
 
@@ -185,6 +186,16 @@ def test_a_moved_placeholder_falls_back_to_the_whole_file():
         piece.splice("x = 'cuda'\n")
 
 
+def test_a_rule_needs_the_whole_file_only_for_names_the_left_out_code_spells():
+    ctx = FileContext(left_out="def unrelated():\n    return start_time\n")
+    ctx.need_whole_module("start")  # spelled only inside a longer word: the slice has all of it
+    with pytest.raises(WholeModuleNeeded):
+        ctx.need_whole_module("start_time")
+    with pytest.raises(WholeModuleNeeded):
+        ctx.need_whole_module()
+    FileContext().need_whole_module("start_time")  # the whole file was parsed
+
+
 SLICED_CASES = {
     "imports in a skipped function are learned in place": """\
         def setup():
@@ -253,6 +264,33 @@ SLICED_CASES = {
 
             def tick(self):
                 self.start.record()
+        """,
+    "an event in a module-level name, used in a skipped unit": """\
+        import torch
+
+        start = torch.cuda.Event(enable_timing=True)
+
+
+        def unrelated():
+            return 1
+
+
+        def later():
+            return start
+        """,
+    "a mask name whose positions a skipped unit assigns": """\
+        import torch
+
+        device = "cuda"
+        keep_mask = torch.randperm(10)
+
+
+        def unrelated():
+            return 1
+
+
+        def train_step(x):
+            return x[keep_mask].sum()
         """,
     "an import a fix frees is kept while a skipped unit still uses it": """\
         import torch

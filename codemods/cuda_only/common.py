@@ -193,7 +193,7 @@ class CudaOnlyApi(Rule):
 
     def _track(self, name: str, api: str) -> None:
         if "." in name or not self.scopes:
-            self.ctx.need_whole_module()  # it lasts for the file: uses in code a slice left out
+            self.ctx.need_whole_module(name.rsplit(".", 1)[-1])  # it lasts for the file: uses a slice left out
         self.tracked[name] = api
         if self.scopes and "." not in name:
             self.scopes[-1].append(name)

@@ -9,7 +9,7 @@ import libcst as cst
 
 from codemods.distributed.launch_plan import SPAWN
 from codemods.shared.statements import assigned_names
-from migrate_xla.rule import FileContext, call_arg, code_of, subtree
+from migrate_xla.rule import FileContext, call_arg, code_nodes, code_of, subtree
 
 PROCESS = frozenset({"torch.multiprocessing.Process", "multiprocessing.Process"})
 START_METHOD = frozenset({"torch.multiprocessing.set_start_method", "multiprocessing.set_start_method"})
@@ -81,12 +81,12 @@ def _uses(node: cst.CSTNode, name: str) -> int:
 
 def hogwild_plan(module: cst.Module) -> HogwildPlan:
     names = FileContext()
-    for node in subtree(module):
+    for node in code_nodes(module):
         if isinstance(node, (cst.Import, cst.ImportFrom)):
             names.learn_import(node)
     shares = [
         n
-        for n in subtree(module)
+        for n in code_nodes(module)
         if isinstance(n, cst.Call)
         and isinstance(n.func, cst.Attribute)
         and n.func.attr.value == "share_memory"

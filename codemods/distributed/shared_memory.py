@@ -10,19 +10,23 @@ from codemods.distributed.hogwild import ORDINAL, WORKER, HogwildPlan, hogwild_p
 from codemods.distributed.launch_plan import launch_plan
 from codemods.shared.training_loops import OPTIMIZER_NAME
 from migrate_xla.rule import (
+    GAP,
     ON_ACCELERATOR,
     TORCH_XLA,
     UNSAFE,
     XM,
     XR,
     Rule,
+    code_nodes,
     code_of,
     last_name,
     parse_expr,
     snippet,
-    subtree,
-    words,
 )
+
+# What both rules act on: a call of ``.share_memory()`` without arguments; not the method's
+# ``def share_memory(self)`` (torch's Module), for which both would parse the whole file
+SHARE_MEMORY_CALL = rf"share_memory{GAP}\({GAP}\)"
 
 # What starts worker processes that may share the model: qualified names, and the attribute
 # that a multiprocessing context spells (``mp.get_context("spawn").Process``, ``ctx.Process``)
@@ -122,7 +126,7 @@ class SharedMemoryTraining(Rule):
     SUMMARY = "model.share_memory() (Hogwild training by multiprocessing workers) cannot run on XLA: flagged"
     FIX = None
     SEVERITY = "error"
-    TRIGGERS = (words("share_memory"),)
+    TRIGGERS = (SHARE_MEMORY_CALL,)
     REQUIRES = (ON_ACCELERATOR,)
     WHOLE_MODULE = True  # XLA612's plan: the launch, the `__main__` block, the workers
     BEFORE = (
@@ -148,7 +152,7 @@ class SharedMemoryTraining(Rule):
     def _find_workers(self) -> None:
         """At the first ``share_memory()``, when the imports above it are known."""
         self.looked = True
-        for found in subtree(self.module) if self.module is not None else ():
+        for found in code_nodes(self.module) if self.module is not None else ():
             if isinstance(found, cst.Call) and self._starts_workers(found.func):
                 self.workers = code_of(found.func)
                 return
@@ -241,7 +245,7 @@ class HogwildToDataParallel(Rule):
     )
     FIX = UNSAFE
     SEVERITY = "warning"  # what cannot run is XLA611's error
-    TRIGGERS = (words("share_memory"),)
+    TRIGGERS = (SHARE_MEMORY_CALL,)
     REQUIRES = (ON_ACCELERATOR,)
     RUNTIMES = ("torch-xla",)
     WHOLE_MODULE = True  # the launch, the `__main__` block and the workers' optimizer steps

@@ -15,7 +15,7 @@ from codemods.recompilation.common import (
     CompiledOnly,
     in_training_path,
 )
-from migrate_xla.rule import GAP, ON_ACCELERATOR, Rule, call_arg, names_trigger, snippet, subtree
+from migrate_xla.rule import GAP, ON_ACCELERATOR, Rule, call_arg, code_nodes, names_trigger, snippet
 
 # Ops whose result has as many elements as the data says: torch function -> what to do instead.
 SELECT_HINT = (
@@ -110,8 +110,9 @@ class DataDependentShape(CompiledOnly, Rule):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self.module: cst.Module | None = None
-        self.stores: dict[str, list[cst.BaseExpression]] | None = None  # name -> the values the file gives it
+        self.stores: dict[str, list[cst.BaseExpression]] = {}  # name -> the values the file gives it
         self.calls: dict[str, list[cst.Call]] = {}  # function name -> its calls
+        self.learned = False  # whether stores and calls are learned (_learn_file)
 
     def visit_Module(self, node: cst.Module) -> None:
         self.module = node
@@ -198,14 +199,13 @@ class DataDependentShape(CompiledOnly, Rule):
     def _holds_positions(self, name: str) -> bool:
         """Every value the file gives ``name`` is integer positions: what it is assigned, or, for a
         parameter of the enclosing function, what each call of the function passes there."""
-        self._learn_file()
         function = next((s for s in reversed(self.ctx.statements) if isinstance(s, cst.FunctionDef)), None)
         params = [p.name.value for p in function.params.params] if function is not None else []
         if name in params:
-            calls = self.calls.get(function.name.value, [])
+            calls = self._learned(function.name.value, self.calls)
             passed = [call_arg(call, params.index(name), name) for call in calls]
             return bool(calls) and all(arg is not None and self._positions(arg.value, 0) for arg in passed)
-        values = self.stores.get(name, [])
+        values = self._learned(name, self.stores)
         return bool(values) and all(self._positions(value, 0) for value in values)
 
     def _positions(self, node: cst.BaseExpression, depth: int) -> bool:
@@ -216,7 +216,7 @@ class DataDependentShape(CompiledOnly, Rule):
         if isinstance(node, cst.Name):
             if INDEX_NAME.search(node.value) and not MASK_NAME.search(node.value):
                 return True
-            values = self.stores.get(node.value, [])
+            values = self._learned(node.value, self.stores)
             return bool(values) and all(self._positions(value, depth + 1) for value in values)
         if isinstance(node, cst.Subscript):
             return self._positions(node.value, depth + 1)
@@ -231,14 +231,18 @@ class DataDependentShape(CompiledOnly, Rule):
             )
         return False
 
+    def _learned(self, name: str, table: dict[str, list]) -> list:
+        """What the file assigns to ``name`` (``self.stores``) or its calls of ``name``
+        (``self.calls``): anywhere in it, so in the whole file when a slice left out code that spells it."""
+        self.ctx.need_whole_module(name)
+        if not self.learned:
+            self._learn_file()
+        return table.get(name, [])
+
     def _learn_file(self) -> None:
-        """The file's assignments to plain names (tuples element by element) and calls of names,
-        once; they may be anywhere in it."""
-        if self.stores is not None:
-            return
-        self.ctx.need_whole_module()
-        self.stores = {}
-        for node in subtree(self.module) if self.module is not None else ():
+        """The file's assignments to plain names (tuples element by element) and calls of names, once."""
+        self.learned = True
+        for node in code_nodes(self.module) if self.module is not None else ():
             if isinstance(node, cst.Assign):
                 for target in node.targets:
                     self._store(target.target, node.value)

@@ -85,7 +85,7 @@ def _migrate(
             raise WholeModuleNeeded from None  # the whole file's own error, or none
         raise MigrationError(f"cannot parse: {_syntax_error(text, filename, exc)}") from None
     lap("parse")
-    ctx = FileContext(settings, sliced=piece is not None, source=source)
+    ctx = FileContext(settings, left_out=None if piece is None else piece.left_out(), source=source)
     if piece is None and suppression.may_suppress(text):
         ctx.suppressions = suppression.Suppressions(text)
         ctx.suppressions.learn(module)
@@ -102,22 +102,33 @@ def _migrate(
     # the text (LibCST round-trips byte for byte), so code generation is skipped; else the
     # statements the positions' code generation went through and no rule changed are not
     # generated again (positions.OriginalCode).
-    whole = str if piece is None else piece.splice
-    new_text = text if new_module is module else whole(code.migrated(new_module))
+    migrated = source if new_module is module else code.migrated(new_module)
+    new_text = migrated if piece is None else piece.splice(migrated)
     lap("codegen")
     if new_text != text:
-        try:
-            compile(new_text, filename, "exec", dont_inherit=True)
-        except SyntaxError as exc:
+        # A slice's own code is what is compiled: the code it left out is the file's, unchanged
+        # and in the same blocks (Slice.splice), each placeholder a statement where it was
+        error = _compile_error(migrated, filename)
+        if error is not None and piece is not None:
+            error = _compile_error(new_text, filename)
+        if error is not None:
             rejected = _python_error(text, filename)
             if rejected is not None:  # LibCST parsed what Python itself rejects (500 nested parentheses)
-                raise MigrationError(f"cannot parse: {rejected}") from None
+                raise MigrationError(f"cannot parse: {rejected}")
             raise MigrationError(
-                f"internal error: the migrated code does not compile ({exc.msg}, line {exc.lineno}); "
+                f"internal error: the migrated code does not compile ({error.msg}, line {error.lineno}); "
                 "the file was left unchanged, please report this"
-            ) from None
+            )
     lap("compile")
     return new_text, diagnostics
+
+
+def _compile_error(code: str, filename: str) -> SyntaxError | None:
+    try:
+        compile(code, filename, "exec", dont_inherit=True)
+    except SyntaxError as error:
+        return error
+    return None
 
 
 def _unused_suppressions(ctx: FileContext) -> list[Diagnostic]:
