@@ -32,6 +32,7 @@ from migrate_xla.rule import (
     parse_expr,
     snippet,
     string_value,
+    subclasses,
     subtree,
     words,
 )
@@ -68,10 +69,11 @@ PLANNED = re.compile(
 # ... and what it must spell as well for one of them to be CUDA's: a legacy type or availability
 # test named through torch.cuda (torch.accelerator), which an attribute chain spells right
 # before the name (cuda.FloatTensor, also in a type's string), and an import binds otherwise
+_THROUGH_CUDA = r"|from\s+torch\.(?:cuda|accelerator)\s+import|(?:cuda|accelerator)\s+as\b"
 RESOLVABLE = re.compile(
-    r"(?:cuda|accelerator)\s*\.\s*(?:" + "|".join(LEGACY_DTYPES) + r"|is_available)\b"
-    r"|from\s+torch\.(?:cuda|accelerator)\s+import|(?:cuda|accelerator)\s+as\b"
+    r"(?:cuda|accelerator)\s*\.\s*(?:" + "|".join(LEGACY_DTYPES) + r"|is_available)\b" + _THROUGH_CUDA
 )
+LEGACY_RESOLVABLE = re.compile(r"(?:cuda|accelerator)\s*\.\s*(?:" + "|".join(LEGACY_DTYPES) + r")\b" + _THROUGH_CUDA)
 _PLAIN = (
     cst.Name,
     cst.Attribute,
@@ -176,8 +178,11 @@ class LegacyTensorType(Rule):
     def visit_Module(self, node: cst.Module) -> None:
         self.planned = False
         text = self.ctx.source or code_of(node)
-        if not (PLANNED.search(text) and RESOLVABLE.search(text)):
-            return  # no legacy CUDA type and no availability flag: nothing to plan
+        # Without a legacy type, availability flags are planned only for the GPU-only features they
+        # may guard or be passed as (_features_off: ``fused=cuda``), which the text then spells
+        features = gpu_only_feature(self.ctx.runtime).search(text)
+        if not (PLANNED.search(text) and (RESOLVABLE if features else LEGACY_RESOLVABLE).search(text)):
+            return  # no legacy CUDA type and no availability flag to plan for: nothing to plan
         everything = list(code_nodes(node))
         # The plan is made before the traversal meets the imports: names resolve through the file's imports
         self.names = FileContext()
@@ -188,9 +193,6 @@ class LegacyTensorType(Rule):
         # is a name an import bound to it: only those are resolved (qualname costs)
         wanted = {*LEGACY_DTYPES, "is_available"}
         wanted |= {name for name, full in self.names.aliases.items() if full in CUDA_TYPES or full in AVAILABILITY}
-        # Without a legacy type, availability flags are planned only for the GPU-only features they
-        # may guard or be passed as (_features_off: ``fused=cuda``), which the text then spells
-        features = gpu_only_feature(self.ctx.runtime).search(text)
         if not any(
             (type(n) is cst.Name and n.value in wanted or type(n) is cst.Attribute and n.attr.value in wanted)
             and self._legacy_ref(n)
@@ -250,7 +252,9 @@ class LegacyTensorType(Rule):
         # args.no_cuda and torch.cuda.is_available()): their assignments, by the flag's code
         checks: dict[str, list] = {}
         for node, _ in nodes:
-            if isinstance(node, cst.Assign) and len(node.targets) == 1:
+            if (
+                type(node) is cst.Assign and len(node.targets) == 1
+            ):  # exact type checks: isinstance on LibCST's ABCs is slow
                 target = node.targets[0].target
                 if isinstance(target, (cst.Name, cst.Attribute)):
                     checks.setdefault(code_of(target), []).append(node)
@@ -276,7 +280,7 @@ class LegacyTensorType(Rule):
         for node, ancestors in nodes:
             legacy = self._legacy_ref(node)
             if legacy is None:
-                if isinstance(node, cst.Call) and self._string_type_call(node):
+                if type(node) is cst.Call and self._string_type_call(node):
                     direct_types.append((node, ancestors, CUDA_TYPES[string_value(node.args[0].value)]))
                 continue
             parent = ancestors[-1] if ancestors else None
@@ -345,8 +349,10 @@ class LegacyTensorType(Rule):
 
     def _features_off(self, nodes: list, flags: set[str]) -> None:
         """``if cuda: model = nn.DataParallel(model)``: that check is off (the flag elsewhere is not)."""
+        if not flags:
+            return
         for node, _ in nodes:
-            if isinstance(node, cst.Call):
+            if type(node) is cst.Call:
                 for arg in node.args:
                     keyword = arg.keyword.value if arg.keyword is not None else None
                     if keyword in ("fused", "capturable") and _key(arg.value) in flags:
@@ -354,17 +360,18 @@ class LegacyTensorType(Rule):
                             f"`{_key(arg.value)}` asks whether a GPU is there and is passed as `{keyword}=`, which "
                             f"only CUDA has: `{keyword}=False` here, so it stays off on {ON_RUNTIME[self.ctx.runtime]}"
                         )
-            if not isinstance(node, (cst.If, cst.IfExp)) or "device_count" in code_of(node.test):
+            if type(node) not in (cst.If, cst.IfExp):
+                continue
+            operands = [operand for operand in _and_operands(node.test) if _key(operand) in flags]
+            if not operands or "device_count" in code_of(node.test):
                 continue  # a device count: XLA610's
-            for operand in _and_operands(node.test):
-                if _key(operand) in flags:
-                    found = gpu_only_feature(self.ctx.runtime).search(code_of(node.body))
-                    if found:
-                        self.tests_off[id(operand)] = (
-                            f"`{_key(operand)}` asks whether a GPU is there and guards `{found.group(0)}`, which "
-                            f"only CUDA has: this check of `{_key(operand)}` is now `False`, "
-                            f"so it stays off on {ON_RUNTIME[self.ctx.runtime]}"
-                        )
+            found = gpu_only_feature(self.ctx.runtime).search(code_of(node.body))
+            for operand in operands if found else ():
+                self.tests_off[id(operand)] = (
+                    f"`{_key(operand)}` asks whether a GPU is there and guards `{found.group(0)}`, which "
+                    f"only CUDA has: this check of `{_key(operand)}` is now `False`, "
+                    f"so it stays off on {ON_RUNTIME[self.ctx.runtime]}"
+                )
 
     def _is_type_call(self, call: cst.CSTNode | None, arg: cst.Arg) -> bool:
         return (
@@ -429,7 +436,7 @@ class LegacyTensorType(Rule):
             return f"`{name}` names several types", {}, {}
         uses = []
         for node, ancestors in nodes:
-            if not (isinstance(node, cst.Name) and node.value == name) or not ancestors:
+            if not (type(node) is cst.Name and node.value == name) or not ancestors:
                 continue
             parent = ancestors[-1]
             if _binds(parent, node):
@@ -677,10 +684,14 @@ def _walk(node: cst.CSTNode):
     """(node, its ancestors) for ``node`` and every node below it but layout (``code_nodes``), in code order."""
     stack = [(node, ())]
     while stack:
-        node, ancestors = stack.pop()
-        yield node, ancestors
-        below = (*ancestors, node)
-        stack.extend((child, below) for child in reversed(children(node)) if type(child) not in TRIVIA)
+        item = stack.pop()
+        yield item
+        node, ancestors = item
+        below = [child for child in children(node) if type(child) not in TRIVIA]
+        if below:  # the ancestors of a node's children, made once for them all
+            within = (*ancestors, node)
+            below.reverse()
+            stack.extend([(child, within) for child in below])
 
 
 def _binds(parent: cst.CSTNode, name: cst.Name) -> bool:
@@ -702,6 +713,8 @@ def _bindings(nodes) -> dict[str, list[tuple[cst.CSTNode | None, tuple]]]:
     """Every name's bindings in the file: (the value assigned, or None when not a plain assignment; ancestors)."""
     found: dict[str, list] = {}
     for node, ancestors in nodes:
+        if type(node) not in _BINDERS:
+            continue  # most nodes
         if isinstance(node, cst.Assign):
             for target in node.targets:
                 if isinstance(target.target, cst.Name):
@@ -719,6 +732,21 @@ def _bindings(nodes) -> dict[str, list[tuple[cst.CSTNode | None, tuple]]]:
         elif isinstance(node, cst.ImportAlias) and node.asname is None:
             found.setdefault(code_of(node.name).split(".")[0], []).append((None, ()))
     return found
+
+
+_BINDERS = subclasses(
+    cst.Assign,
+    cst.AnnAssign,
+    cst.AugAssign,
+    cst.NamedExpr,
+    cst.For,
+    cst.CompFor,
+    cst.Param,
+    cst.FunctionDef,
+    cst.ClassDef,
+    cst.AsName,
+    cst.ImportAlias,
+)
 
 
 def _names_in(target: cst.CSTNode) -> list[str]:

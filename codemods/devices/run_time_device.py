@@ -234,7 +234,7 @@ class RunTimeDevice(Rule):
         line = self.ctx.statements[-1] if self.ctx.statements else None
         if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and line.body[0] is node):
             return
-        if code_of(node.value) == _mapping(code_of(target), self.ctx.api.device_type):
+        if type(node.value) is cst.IfExp and code_of(node.value) == _mapping(code_of(target), self.ctx.api.device_type):
             self._keep(node.value)  # the mapping line of a first run: its "cuda" is no CUDA left behind
             return
         name = target_name(target)
