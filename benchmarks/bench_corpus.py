@@ -152,7 +152,8 @@ def prefilter_passes(files: list[Path]) -> tuple[int, int, float]:
     from migrate_xla.sources.reading import read_source
     from migrate_xla.sources.source import SourceError
 
-    rules = run.enabled_rules(run.options_for())  # the rule classes: the slicer reads their WHOLE_MODULE
+    settings = run.options_for()
+    rules = run.enabled_rules(settings)  # the rule classes: the slicer asks them whether they need the whole file
     passed = sliced = parsed = total = 0
     for path in files:
         try:
@@ -163,7 +164,7 @@ def prefilter_passes(files: list[Path]) -> tuple[int, int, float]:
         woken = prefilter.woken(rules, text)
         if woken:
             passed += 1
-            piece = pipeline._slice(text, woken)
+            piece = pipeline._slice(text, woken, settings)
             sliced += piece is not None
             parsed += len(text if piece is None else piece.text)
     return passed, sliced, parsed / max(1, total)

@@ -70,7 +70,8 @@ class Rule:
     REQUIRES: ClassVar[Sequence[str]] = ()
     # Big files are parsed as a slice (migrate_xla.slicing): the top-level statements and
     # class members where a woken rule's TRIGGERS or CONTEXT occur. CONTEXT: what the rule
-    # learns from beyond the code it acts on. WHOLE_MODULE: the rule needs every statement.
+    # learns from beyond the code it acts on. WHOLE_MODULE: the rule needs every statement
+    # (``whole_module``: or what the file's text says it will).
     CONTEXT: ClassVar[Sequence[str]] = ()
     WHOLE_MODULE: ClassVar[bool] = False
     TARGETS: ClassVar[Sequence[str]] = TARGETS
@@ -84,6 +85,14 @@ class Rule:
     @classmethod
     def why(cls) -> str:
         return inspect.cleandoc(cls.__doc__ or "")
+
+    @classmethod
+    def whole_module(cls, text: str, settings: Settings) -> bool:
+        """Whether the rule will need every statement of the file ``text``, so that it is not
+        sliced: ``WHOLE_MODULE``, or what a rule that asks for the whole file while it runs
+        (``FileContext.need_whole_module``) tells from the text, where a slice it gave up
+        would cost its parse twice."""
+        return cls.WHOLE_MODULE
 
     @property
     def fixing(self) -> bool:
@@ -278,12 +287,17 @@ class FileContext:
                 self.aliases[local] = f"{module}.{name}"
                 self.bindings[local] = Import(module, name, asname if asname != name else None)
 
-    def need_whole_module(self, *names: str) -> None:
+    def need_whole_module(self, *names: str, defined: bool = False) -> None:
         """Called by a rule whose analysis needs code a slice may have left out; with ``names``,
         only code that spells one of them as a word (all a name's assignments and uses, all a
-        function's calls spell it)."""
-        if self.left_out is not None and (not names or re.search(words(*names), self.left_out)):
-            raise WholeModuleNeeded
+        function's calls spell it), or with ``defined``, only code that defines one (``def name``)."""
+        if (
+            self.left_out is None
+            or names
+            and not re.search(rf"def(?<!\wdef)[ \t]+{words(*names)}" if defined else words(*names), self.left_out)
+        ):
+            return
+        raise WholeModuleNeeded
 
     def qualname(self, node: cst.CSTNode) -> str | None:
         """``t.cuda.is_available`` -> ``torch.cuda.is_available`` after ``import torch as t``."""

@@ -274,7 +274,7 @@ class _Builder:
 
 def _imports(statements: list[ast.stmt]) -> list[tuple[str | None, list[tuple[str, str | None]]]]:
     """The imports made in ``statements``, in code order, as FileContext.learn_names takes them."""
-    found = [node for s in statements for node in ast.walk(s) if isinstance(node, (ast.Import, ast.ImportFrom))]
+    found = [node for node in _statements_in(statements) if isinstance(node, (ast.Import, ast.ImportFrom))]
     found.sort(key=lambda node: (node.lineno, node.col_offset))
     out: list[tuple[str | None, list[tuple[str, str | None]]]] = []
     for node in found:
@@ -283,6 +283,25 @@ def _imports(statements: list[ast.stmt]) -> list[tuple[str | None, list[tuple[st
         elif not node.level and node.module is not None and node.names[0].name != "*":
             out.append((node.module, [(alias.name, alias.asname) for alias in node.names]))
     return out
+
+
+def _statements_in(statements: list[ast.stmt]):
+    """``statements`` and every statement in their blocks, at any depth (not the expressions,
+    where no statement is)."""
+    stack = list(statements)
+    while stack:
+        statement = stack.pop()
+        yield statement
+        for name in _BLOCKS.get(type(statement), ()):
+            for inner in getattr(statement, name):
+                stack.extend(inner.body if isinstance(inner, (ast.excepthandler, ast.match_case)) else [inner])
+
+
+# The fields of a compound statement that hold statements (a handler's or case's in its body)
+_BLOCKS = {
+    kind: tuple(name for name in ("body", "orelse", "finalbody", "handlers", "cases") if name in kind._fields)
+    for kind in _COMPOUND
+}
 
 
 def _units(statements: list[ast.stmt]) -> list[list[ast.stmt]]:

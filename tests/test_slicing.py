@@ -194,6 +194,9 @@ def test_a_rule_needs_the_whole_file_only_for_names_the_left_out_code_spells():
     with pytest.raises(WholeModuleNeeded):
         ctx.need_whole_module()
     FileContext().need_whole_module("start_time")  # the whole file was parsed
+    ctx.need_whole_module("start_time", defined=True)  # used, not defined
+    with pytest.raises(WholeModuleNeeded):
+        FileContext(left_out="async def unrelated():\n    pass\n").need_whole_module("unrelated", defined=True)
 
 
 SLICED_CASES = {
@@ -308,7 +311,7 @@ SLICED_CASES = {
 @pytest.mark.parametrize("name", SLICED_CASES)
 def test_sliced_migrations_equal_whole_ones(always_slice, name):
     text = textwrap.dedent(SLICED_CASES[name])
-    piece = pipeline._slice(text, prefilter.woken(enabled_rules(options_for()), text))
+    piece = pipeline._slice(text, prefilter.woken(enabled_rules(options_for()), text), options_for())
     assert piece is not None and piece.skipped  # the case really leaves something out
     for unsafe in (False, True):
         options = options_for(unsafe_fixes=unsafe)

@@ -175,14 +175,18 @@ class LegacyTensorType(Rule):
         self.roots: dict[str, cst.BaseExpression] = {}  # a type's name -> its value, when another name is bound to it
 
     # -- analysis of the whole file ----------------------------------------------------
+    @classmethod
+    def whole_module(cls, text: str, settings) -> bool:
+        """A file whose text may need a plan is parsed whole: most such files are planned (12
+        of 19 in torch's sources), and a plan needs the whole file (a slice would be parsed for nothing)."""
+        return _may_plan(text, settings.runtime)
+
     def visit_Module(self, node: cst.Module) -> None:
         self.planned = False
         text = self.ctx.source or code_of(node)
-        # Without a legacy type, availability flags are planned only for the GPU-only features they
-        # may guard or be passed as (_features_off: ``fused=cuda``), which the text then spells
-        features = gpu_only_feature(self.ctx.runtime).search(text)
-        if not (PLANNED.search(text) and (RESOLVABLE if features else LEGACY_RESOLVABLE).search(text)):
+        if not _may_plan(text, self.ctx.runtime):
             return  # no legacy CUDA type and no availability flag to plan for: nothing to plan
+        features = gpu_only_feature(self.ctx.runtime).search(text)  # what an availability flag may guard
         everything = list(code_nodes(node))
         # The plan is made before the traversal meets the imports: names resolve through the file's imports
         self.names = FileContext()
@@ -678,6 +682,15 @@ def _append(call: cst.Call, keyword: str, value: cst.BaseExpression) -> cst.Call
     if args:
         args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
     return call.with_changes(args=[*args, new])
+
+
+def _may_plan(text: str, runtime: str) -> bool:
+    """Whether the file ``text`` may have anything to plan: a legacy CUDA type or an availability
+    flag, named through torch.cuda; without a legacy type, availability flags are planned only
+    for the GPU-only features they may guard or be passed as (_features_off: ``fused=cuda``),
+    which the text then spells."""
+    features = gpu_only_feature(runtime).search(text)
+    return bool(PLANNED.search(text) and (RESOLVABLE if features else LEGACY_RESOLVABLE).search(text))
 
 
 def _walk(node: cst.CSTNode):

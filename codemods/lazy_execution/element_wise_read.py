@@ -94,7 +94,6 @@ class ElementWiseRead(Rule):
     )
     REQUIRES = (ON_ACCELERATOR,)
     RUNTIMES = ("torch-xla",)
-    WHOLE_MODULE = True  # a tensor can come from a function defined anywhere in the file
     BEFORE = "y = logits.argmax(dim=-1)[0]\nprint(''.join(itos[int(i)] for i in y))\n"
     AFTER = "y = logits.argmax(dim=-1)[0]\nprint(''.join(itos[int(i)] for i in y.tolist()))\n"
 
@@ -179,6 +178,8 @@ class ElementWiseRead(Rule):
             if (id(scope), node.value) in seen:  # x = x.to(device)
                 return False
             seen.add((id(scope), node.value))
+            if scope is self.scopes[0]:  # a function's own code is all in a slice, the module's may not be
+                self.ctx.need_whole_module(node.value)
             values = _assigned(scope, node.value)  # every value the name takes in its scope
             return bool(values) and all(self._is_tensor(value, scope, depth, seen, tuples) for value in values)
         if not isinstance(node, cst.Call):
@@ -188,8 +189,12 @@ class ElementWiseRead(Rule):
             return tuples or function.group(1) not in TUPLE_RESULTS
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in TENSOR_METHODS:
             return True
-        defined = self.functions.get(last_name(node.func), [])
-        return depth > 0 and bool(defined) and all(self._returns_tensor(f, depth - 1, seen, tuples) for f in defined)
+        name = last_name(node.func)
+        if depth <= 0 or not name:
+            return False
+        self.ctx.need_whole_module(name, defined=True)  # a tensor can come from a function defined anywhere in the file
+        defined = self.functions.get(name, [])
+        return bool(defined) and all(self._returns_tensor(f, depth - 1, seen, tuples) for f in defined)
 
     def _returns_tensor(self, function: cst.FunctionDef, depth: int, seen: set, tuples: bool) -> bool:
         returned = [n.value for n in _own_nodes(function.body) if isinstance(n, cst.Return) and n.value is not None]

@@ -34,7 +34,7 @@ def migrate_woken(
     """The rest of ``run.migrate_code`` for a unit that wakes the rules ``codes``, under
     the file's ``settings`` (the rules read them as ``self.ctx.settings``)."""
     triggered = registry.rules_of(codes)
-    piece = _slice(text, triggered)
+    piece = _slice(text, triggered, settings)
     lap("slice" if piece is not None else "slice not taken")
     if piece is not None:
         try:
@@ -50,9 +50,13 @@ def migrate_woken(
 SLICE_FROM = 2000
 
 
-def _slice(text: str, rules: Sequence[type[Rule]]) -> Slice | None:
-    if len(text) < SLICE_FROM or any(rule.WHOLE_MODULE for rule in rules) or suppression.may_suppress(text):
-        return None  # a suppression comment anywhere may cover any statement: the whole file is parsed
+def _slice(text: str, rules: Sequence[type[Rule]], settings: Settings) -> Slice | None:
+    if (
+        len(text) < SLICE_FROM
+        or any(rule.whole_module(text, settings) for rule in rules)
+        or suppression.may_suppress(text)  # a suppression comment anywhere may cover any statement
+    ):
+        return None
     return slice_text(text, _keep(rules))
 
 
