@@ -320,3 +320,19 @@ def test_sliced_migrations_equal_whole_ones(always_slice, name):
         assert "xla" in migrate_code(text, options_for())[0]  # the alias was seen: the call was converted
     if "frees" in name:
         assert "import torch\n" in migrate_code(text, options_for())[0]
+
+
+def test_a_rule_that_will_need_the_whole_file_says_so_from_the_text():
+    """XLA110's plan needs every statement: a file whose text may need one is not sliced (its
+    slice would be parsed and given up), one that names no legacy type is."""
+    filler = "".join(f"def unrelated_{n}():\n    return {n}\n\n\n" for n in range(100))
+    planned = (
+        "import torch\n\nuse_cuda = torch.cuda.is_available()\n"
+        + filler
+        + "def train():\n    x = torch.cuda.FloatTensor(3)\n"
+    )
+    plain = "import torch\n\n" + filler + "def train(x):\n    return x.cuda()\n"
+    settings = options_for()
+    rules = enabled_rules(settings)
+    assert pipeline._slice(planned, prefilter.woken(rules, planned), settings) is None
+    assert pipeline._slice(plain, prefilter.woken(rules, plain), settings) is not None
