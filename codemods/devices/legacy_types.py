@@ -179,14 +179,14 @@ class LegacyTensorType(Rule):
     def whole_module(cls, text: str, settings) -> bool:
         """A file whose text may need a plan is parsed whole: most such files are planned (12
         of 19 in torch's sources), and a plan needs the whole file (a slice would be parsed for nothing)."""
-        return _may_plan(text, settings.runtime)
+        return _may_plan(text, gpu_only_feature(settings.runtime).search(text))
 
     def visit_Module(self, node: cst.Module) -> None:
         self.planned = False
         text = self.ctx.source or code_of(node)
-        if not _may_plan(text, self.ctx.runtime):
-            return  # no legacy CUDA type and no availability flag to plan for: nothing to plan
         features = gpu_only_feature(self.ctx.runtime).search(text)  # what an availability flag may guard
+        if not _may_plan(text, features):
+            return  # no legacy CUDA type and no availability flag to plan for: nothing to plan
         everything = list(code_nodes(node))
         # The plan is made before the traversal meets the imports: names resolve through the file's imports
         self.names = FileContext()
@@ -256,9 +256,8 @@ class LegacyTensorType(Rule):
         # args.no_cuda and torch.cuda.is_available()): their assignments, by the flag's code
         checks: dict[str, list] = {}
         for node, _ in nodes:
-            if (
-                type(node) is cst.Assign and len(node.targets) == 1
-            ):  # exact type checks: isinstance on LibCST's ABCs is slow
+            # exact type checks in the loops over every node: isinstance on LibCST's ABCs is slow
+            if type(node) is cst.Assign and len(node.targets) == 1:
                 target = node.targets[0].target
                 if isinstance(target, (cst.Name, cst.Attribute)):
                     checks.setdefault(code_of(target), []).append(node)
@@ -684,12 +683,11 @@ def _append(call: cst.Call, keyword: str, value: cst.BaseExpression) -> cst.Call
     return call.with_changes(args=[*args, new])
 
 
-def _may_plan(text: str, runtime: str) -> bool:
+def _may_plan(text: str, features: re.Match | None) -> bool:
     """Whether the file ``text`` may have anything to plan: a legacy CUDA type or an availability
     flag, named through torch.cuda; without a legacy type, availability flags are planned only
     for the GPU-only features they may guard or be passed as (_features_off: ``fused=cuda``),
-    which the text then spells."""
-    features = gpu_only_feature(runtime).search(text)
+    which the text then spells (``features``: the first of them)."""
     return bool(PLANNED.search(text) and (RESOLVABLE if features else LEGACY_RESOLVABLE).search(text))
 
 

@@ -128,6 +128,7 @@ def _migrate(
 
 
 def _compile_error(code: str, filename: str) -> SyntaxError | None:
+    """Python's error for ``code``, or None when it compiles."""
     try:
         compile(code, filename, "exec", dont_inherit=True)
     except SyntaxError as error:
@@ -163,11 +164,11 @@ def _syntax_error(text: str, filename: str, exc: cst.ParserSyntaxError) -> str:
 def _python_error(text: str, filename: str) -> str | None:
     """Why Python itself rejects ``text``, or None when it compiles."""
     try:
-        compile(text, filename, "exec", dont_inherit=True)
-    except SyntaxError as error:
-        if error.lineno is None:  # "source code string cannot contain null bytes"
-            return error.msg
-        return f"line {error.lineno}, column {error.offset or 1}: {error.msg}"
-    except ValueError as error:  # null bytes, before Python 3.11.4
-        return str(error)
-    return None
+        error = _compile_error(text, filename)
+    except ValueError as null_bytes:  # before Python 3.11.4
+        return str(null_bytes)
+    if error is None:
+        return None
+    if error.lineno is None:  # "source code string cannot contain null bytes"
+        return error.msg
+    return f"line {error.lineno}, column {error.offset or 1}: {error.msg}"
