@@ -242,6 +242,9 @@ class FileContext:
     source: str = ""  # the code the tree was parsed from (the slice's, when sliced)
     # the file's suppression comments (engine/suppression.py's Suppressions), when it may have any
     suppressions: object | None = None
+    # comment lines directly above a statement that the parser keeps elsewhere, by id(statement):
+    # those above a module's first statement are in Module.header (comments_above_first)
+    comments_above: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
     # -- settings ------------------------------------------------------------
     @property
@@ -386,7 +389,10 @@ class FileContext:
         entries = self.todos.pop(id(original), None)
         if not entries or not hasattr(updated, "leading_lines"):
             return updated
-        present = [line.comment.value for line in updated.leading_lines if line.comment is not None]
+        present = [
+            *self.comments_above.get(id(original), ()),
+            *(line.comment.value for line in updated.leading_lines if line.comment is not None),
+        ]
         new_lines = [
             cst.EmptyLine(comment=cst.Comment(f"{TODO_PREFIX}{code} {message}"))
             for code, message in entries
@@ -395,6 +401,20 @@ class FileContext:
         if not new_lines:
             return updated
         return updated.with_changes(leading_lines=[*updated.leading_lines, *new_lines])
+
+
+def comments_above_first(module: cst.Module) -> dict[int, tuple[str, ...]]:
+    """The comment lines directly above ``module``'s first statement, by its id: LibCST keeps
+    them in the module's header, not in the statement's ``leading_lines``, when the file
+    starts with a comment (``# title`` then ``# TODO(xla-migrate): ...`` then the statement;
+    a notebook's first cell marker): a TODO put above that statement is found there on the
+    next run, or it would be added again on every run."""
+    if not module.body:
+        return {}
+    run: list[str] = []
+    for line in module.header:
+        run = [] if line.comment is None else [*run, line.comment.value]
+    return {id(module.body[0]): tuple(run)} if run else {}
 
 
 def _unique(items: Iterable) -> list:

@@ -92,12 +92,25 @@ def migrate_code(
         if unchanged or not settings.fixpoint:
             break
     else:
-        changing = sorted({d.code for d in passes[-1][1] if d.fixed})
+        changing = _unsettled(passes[-1][0], [r.CODE for r in woken], settings, filename)
         raise MigrationError(
             f"internal error: the migration reaches no fixpoint: after {MAX_PASSES} passes "
-            f"{', '.join(changing)} still change the code; the file was left unchanged, please report this"
+            f"{changing} still change the code; the file was left unchanged, please report this"
         )
     return current, _findings_of_passes(passes)
+
+
+def _unsettled(text: str, codes: list[str], settings: Settings, filename: str) -> str:
+    """The rules that still change ``text`` (the last pass's input), each run alone; when
+    none does alone, they change it together: the rules of the pass, named as such. A fix
+    is not the only change a rule makes (a TODO comment is one), so what the findings say
+    was fixed does not tell."""
+    alone = [
+        code
+        for code in codes
+        if _pipeline().migrate_woken(text, [code], settings, filename, _no_lap)[0] != text
+    ]
+    return ", ".join(alone) if alone else f"the rules {', '.join(codes)} together"
 
 
 # Passes a unit may take before it is called non-converging: the fixtures, the examples and

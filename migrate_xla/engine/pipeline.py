@@ -22,7 +22,7 @@ from migrate_xla.engine.runner import RuleRunner
 from migrate_xla.findings import UNUSED_SUPPRESSION, Diagnostic, MigrationError
 from migrate_xla.imports import apply_imports
 from migrate_xla.prefilter import patterns_of
-from migrate_xla.rule import FileContext, Rule, WholeModuleNeeded
+from migrate_xla.rule import FileContext, Rule, WholeModuleNeeded, comments_above_first
 from migrate_xla.settings import Settings
 from migrate_xla.slicing import Slice, slice_text
 from migrate_xla.tree import parse_module
@@ -89,7 +89,12 @@ def _migrate(
             raise WholeModuleNeeded from None  # the whole file's own error, or none
         raise MigrationError(f"cannot parse: {_syntax_error(text, filename, exc)}") from None
     lap("parse")
-    ctx = FileContext(settings, left_out=None if piece is None else piece.left_out(), source=source)
+    ctx = FileContext(
+        settings,
+        left_out=None if piece is None else piece.left_out(),
+        source=source,
+        comments_above=comments_above_first(module),
+    )
     if piece is None and suppression.may_suppress(text):
         ctx.suppressions = suppression.Suppressions(text)
         ctx.suppressions.learn(module)

@@ -36,7 +36,9 @@ from migrate_xla.findings import CELL_NOT_MIGRATED, Diagnostic
 from migrate_xla.sources.source import Source, SourceError, Unit
 
 _MARKER = "# <xla-migrate cell {}>\n\n"
-_MARKER_LINE = re.compile(r"^# <xla-migrate cell (\d+)>\n\n", re.M)
+# A marker may lose its blank line: a section comment above a removed import keeps its
+# place but not the blank line under it (migrate_xla/imports.py), and a cell marker is one.
+_MARKER_LINE = re.compile(r"^# <xla-migrate cell (\d+)>\n\n?", re.M)
 _TAG = "# <xla-migrate ipython {}>"
 _TAGGED = re.compile(r"# <xla-migrate ipython \d+>$")
 _PASS_LINE = re.compile(r"^pass$", re.M)
@@ -148,12 +150,37 @@ def read_notebook(path: Path, data: bytes, mode: int, mtime_ns: int) -> Notebook
         if _is_python(notebook)
         else ()
     )
+    code_cells = _future_imports_stood_in(code_cells)
     program = "".join(
         _MARKER.format(cell.number) + cell.program + ("\n" if cell.program and not cell.program.endswith("\n") else "")
         for cell in code_cells
         if cell.program is not None
     )
     return Notebook(path, program, encoding, mode, mtime_ns, document, code_cells)
+
+
+def _future_imports_stood_in(cells: tuple[CodeCell, ...]) -> tuple[CodeCell, ...]:
+    """The cells, with each ``from __future__`` import after the first cell that has code
+    replaced by a tagged ``__import__("__future__")``: IPython compiles each cell on its
+    own, where such an import at the top of a cell is valid, but in the one program a
+    future import must come first (no rule reads one)."""
+    out, started = [], False
+    for cell in cells:
+        if cell.program is not None and started and _FUTURE.search(cell.program):
+            ipython = list(cell.ipython)
+
+            def stand_in(match: re.Match) -> str:
+                tag = _TAG.format(len(ipython))
+                ipython.append((f'__import__("__future__")  {tag}', match.group()))
+                return ipython[-1][0]
+
+            cell = CodeCell(cell.number, cell.source, _FUTURE.sub(stand_in, cell.program), tuple(ipython))
+        started = started or (cell.program is not None and bool(cell.program.strip()))
+        out.append(cell)
+    return tuple(out)
+
+
+_FUTURE = re.compile(r"^from[ \t]+__future__[ \t]+import[ \t]+[\w ,\t()]+$", re.M)
 
 
 def _without_added_pass(code: str, program: str) -> str:
