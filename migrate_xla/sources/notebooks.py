@@ -167,17 +167,21 @@ def _future_imports_stood_in(cells: tuple[CodeCell, ...]) -> tuple[CodeCell, ...
     out, started = [], False
     for cell in cells:
         if cell.program is not None and started and _FUTURE.search(cell.program):
-            ipython = list(cell.ipython)
-
-            def stand_in(match: re.Match) -> str:
-                tag = _TAG.format(len(ipython))
-                ipython.append((f'__import__("__future__")  {tag}', match.group()))
-                return ipython[-1][0]
-
-            cell = CodeCell(cell.number, cell.source, _FUTURE.sub(stand_in, cell.program), tuple(ipython))
+            cell = _future_stood_in(cell)
         started = started or (cell.program is not None and bool(cell.program.strip()))
         out.append(cell)
     return tuple(out)
+
+
+def _future_stood_in(cell: CodeCell) -> CodeCell:
+    ipython = list(cell.ipython)
+
+    def stand_in(match: re.Match) -> str:
+        ipython.append((f'__import__("__future__")  {_TAG.format(len(ipython))}', match.group()))
+        return ipython[-1][0]
+
+    program = _FUTURE.sub(stand_in, cell.program)
+    return CodeCell(cell.number, cell.source, program, tuple(ipython))
 
 
 _FUTURE = re.compile(r"^from[ \t]+__future__[ \t]+import[ \t]+[\w ,\t()]+$", re.M)
