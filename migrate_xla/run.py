@@ -105,11 +105,7 @@ def _unsettled(text: str, codes: list[str], settings: Settings, filename: str) -
     none does alone, they change it together: the rules of the pass, named as such. A fix
     is not the only change a rule makes (a TODO comment is one), so what the findings say
     was fixed does not tell."""
-    alone = [
-        code
-        for code in codes
-        if _pipeline().migrate_woken(text, [code], settings, filename, _no_lap)[0] != text
-    ]
+    alone = [code for code in codes if _pipeline().migrate_woken(text, [code], settings, filename, _no_lap)[0] != text]
     return ", ".join(alone) if alone else f"the rules {', '.join(codes)} together"
 
 
