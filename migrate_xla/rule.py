@@ -66,6 +66,10 @@ class Rule:
     SUMMARY: ClassVar[str] = ""
     FIX: ClassVar[str | None] = None
     SEVERITY: ClassVar[str] = "warning"
+    # An unsafe fix held back (--unsafe-fixes off) is a hint, as ruff's are, unless the code it
+    # leaves trains otherwise than on the GPU or cannot run on the device: then its finding
+    # is marked in the code with a TODO, as what cannot be converted is (issue 31, class 3).
+    MARK_HELD_BACK: ClassVar[bool] = False
     TRIGGERS: ClassVar[Sequence[str]] = ()
     REQUIRES: ClassVar[Sequence[str]] = ()
     # Big files are parsed as a slice (migrate_xla.slicing): the top-level statements and
@@ -235,6 +239,7 @@ class FileContext:
     fixed_at: dict[int, list[_Pending]] = field(default_factory=dict)
     statements: list[cst.CSTNode] = field(default_factory=list)
     todos: dict[int, list[tuple[str, str]]] = field(default_factory=dict)
+    held_back: dict[int, bool] = field(default_factory=dict)  # by id(statement): whether its TODO marks a fix held back
     shared: dict[str, object] = field(default_factory=dict)  # analyses several rules share
     # the code a slice of the file left out (its skipped units' text, migrate_xla.slicing); None
     # when the tree is the whole file
@@ -361,9 +366,14 @@ class FileContext:
         self.pending.append(item)
         if fixed:
             self.fixed_at.setdefault(id(node), []).append(item)
-        if todo and statement is not None and id(statement) not in self.todos:
-            # One TODO comment a statement: a second rule's finding is still reported.
-            self.todos[id(statement)] = [(rule.CODE, " ".join(message.split()))]
+        # A fix held back that leaves the training wrong is marked (Rule.MARK_HELD_BACK).
+        held_back = not todo and not fixed and rule.FIX == UNSAFE and rule.MARK_HELD_BACK
+        key = id(statement)
+        # One TODO comment a statement: a second rule's finding is still reported. What
+        # cannot be converted is marked rather than a fix held back on the same statement.
+        if (todo or held_back) and statement is not None and (key not in self.todos or (todo and self.held_back[key])):
+            self.todos[key] = [(rule.CODE, " ".join(message.split()))]
+            self.held_back[key] = held_back
         return fixed
 
     def silenced(self, code: str, *nodes: cst.CSTNode | None) -> bool:
@@ -387,6 +397,7 @@ class FileContext:
     def attach_todos(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
         """Put the TODO comments flagged inside ``original`` above it, once each."""
         entries = self.todos.pop(id(original), None)
+        self.held_back.pop(id(original), None)
         if not entries or not hasattr(updated, "leading_lines"):
             return updated
         present = [

@@ -126,7 +126,9 @@ def test_unsafe_fixes_are_held_back_by_default():
         model = torch.compile(model)
     """
     migrated, diagnostics = migrate_with_findings(code)
-    assert migrated == textwrap.dedent(code)
+    # a hint leaves the code as it is; a fix held back whose code cannot run on XLA is marked
+    todo = "# TODO(xla-migrate): XLA810 "
+    assert migrated.replace(migrated[migrated.index(todo) : migrated.index("model = ")], "") == textwrap.dedent(code)
     assert [(d.code, d.severity, d.fixed, d.fix) for d in diagnostics] == [
         ("XLA701", "warning", False, "unsafe"),
         ("XLA810", "error", False, "unsafe"),  # --check fails until a person decides
@@ -373,4 +375,7 @@ def test_elu_family_calls_and_references_are_renamed_to_the_helpers(code, expect
 def test_elu_family_is_reported_without_unsafe_fixes_and_in_place_forms_are_not():
     code = "import torch.nn.functional as F\ny = F.elu(x)\nz = F.elu(y, inplace=True)\nw = F.elu_(z)\n"
     migrated, diagnostics = migrate_with_findings(code)
-    assert migrated == code and [(d.line, d.code, d.fixed) for d in diagnostics] == [(2, "XLA901", False)]
+    assert [(d.line, d.code, d.fixed) for d in diagnostics] == [(2, "XLA901", False)]
+    # the code stays, marked above the call: held back, the fix leaves training otherwise than on the GPU
+    lines = migrated.splitlines(keepends=True)
+    assert lines[1].startswith("# TODO(xla-migrate): XLA901 `F.elu`") and "".join(lines[:1] + lines[2:]) == code

@@ -35,6 +35,7 @@ class TorchCompileBackend(Rule):
     SUMMARY = "torch.compile's inductor backend becomes backend='openxla'; max-autotune / reduce-overhead are flagged"
     FIX = UNSAFE
     SEVERITY = "error"
+    MARK_HELD_BACK = True  # held back, the migrated code cannot compile for the XLA device
     TRIGGERS = (r"\.compile\b(?<!\bre\.compile)", r"import[^\n]*\bcompile\b")  # not re.compile
     BEFORE = "model = torch.compile(model)\n"
     AFTER = 'model = torch.compile(model, backend="openxla")\n'
