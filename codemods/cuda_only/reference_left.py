@@ -58,6 +58,13 @@ HINTS: tuple[tuple[tuple[str, ...], str], ...] = (
         ("torch.backends.cudnn.", "torch.backends.cuda."),
         f"is a cuDNN / CUDA library setting XLA does not use: remove it; see {GUIDE}",
     ),
+    (
+        ("torch.cuda.OutOfMemoryError",),
+        "is CUDA's out-of-memory error, raised by the operation that allocates: on XLA the "
+        "operations only trace, and running out of device memory raises a RuntimeError whose "
+        "message says RESOURCE_EXHAUSTED when the step's graph runs (at `torch_xla.sync()` or "
+        f"a value read such as `.item()`): catch that around the sync; see {GUIDE}",
+    ),
 )
 TENSOR_TYPE_HINT = (
     "is a legacy CUDA tensor type: create the tensor with its dtype (`torch.tensor(..., "
@@ -259,4 +266,6 @@ def _references_in(node: cst.CSTNode):
         return [node.value]
     if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Param)):
         return [child for child in children(node) if child is not node.name]
+    if isinstance(node, (cst.Try, cst.TryStar)):  # what its handlers catch, flagged above the `try:`
+        return [handler.type for handler in node.handlers if handler.type is not None]
     return children(node)
