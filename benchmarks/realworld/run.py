@@ -1,0 +1,436 @@
+"""Migrate, check and verify the cases prepare.py laid out; print a row per case and who owns a failure.
+
+Usage: python run.py OUT_DIR [--only a,b] [--jobs 1] [--runtime torch-xla|torch-tpu] [--keep RUNS]
+                     [--no-verify] [--steps 10] [--timeout 600] [--results FILE]
+
+For each case (OUT_DIR/cases.json, written by prepare.py):
+  1. migrate a copy of its folder with xla-migrate (write mode) under RUNS/<case>/migrated, check
+     that every .py compiles and that a second run changes nothing;
+  2. cut the case script into a notebook (a cell a top-level statement, a markdown cell and a
+     `%matplotlib inline` cell between) and check that `xla-migrate --diff` on it exits 0 or 1;
+  3. `xla-migrate verify SCRIPT --steps N --json ... -- ARGS` of the original, in its folder;
+  4. for a failure, guess the owner (rewriter / harness / runtime / environment / script) from
+     the report and the logs, running the original plainly under verify's CUDA emulation where
+     the reference failed.
+Writes RUNS/results.json (or --results) and prints a markdown table. PYTHONPATH gets /work/tv
+(torchvision and the small pure-Python packages some cases import) where it exists, or --pythonpath.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import difflib
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+XM_DEFAULT = os.path.join(ROOT, ".venv", "bin", "xla-migrate")
+PY_DEFAULT = os.path.join(ROOT, ".venv", "bin", "python")
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def run_group(cmd, cwd, env, timeout):
+    """Run cmd in its own process group; on timeout kill the whole group. (rc or None, output)."""
+    p = subprocess.Popen(
+        cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+    )
+    try:
+        out, _ = p.communicate(timeout=timeout)
+        return p.returncode, out
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+        return None, out
+
+
+def tree_digest(folder):
+    h = {}
+    for d, _, fs in os.walk(folder):
+        for f in fs:
+            if f.endswith((".py", ".ipynb")):
+                p = os.path.join(d, f)
+                with open(p, "rb") as fh:
+                    h[os.path.relpath(p, folder)] = hashlib.sha256(fh.read()).hexdigest()
+    return h
+
+
+def script_to_notebook(src: str) -> dict:
+    """A notebook of a script: a code cell for each top-level statement (with the comments above
+    it), a markdown cell and a `%matplotlib inline` cell between every two."""
+    lines = src.splitlines(keepends=True)
+    tree = ast.parse(src)
+    starts = []
+    prev_end = 0
+    for node in tree.body:  # a cell from the end of the statement before: comments go with theirs
+        starts.append((prev_end, node.end_lineno))
+        prev_end = node.end_lineno
+    cells = []
+
+    def code(text):
+        return {
+            "cell_type": "code",
+            "execution_count": None,
+            "metadata": {},
+            "outputs": [],
+            "source": text.splitlines(keepends=True),
+        }
+
+    for i, (a, b) in enumerate(starts):
+        text = "".join(lines[a:b]).strip("\n")
+        if i:
+            cells.append({"cell_type": "markdown", "metadata": {}, "source": [f"### Part {i}\n"]})
+            cells.append(code("%matplotlib inline"))
+        cells.append(code(text))
+    tail = "".join(lines[prev_end:]).strip("\n")
+    if tail:
+        cells.append(code(tail))
+    return {
+        "cells": cells,
+        "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+TRACE_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+MISSING = re.compile(r"No module named '([^']+)'")
+
+
+def last_error_line(text: str) -> str:
+    for line in reversed((text or "").strip().splitlines()):
+        line = line.strip()
+        if re.match(r"^[A-Za-z_.]*(Error|Exception|Interrupt|Exit)\b", line) or "Error:" in line:
+            return line[:220]
+    lines = (text or "").strip().splitlines()
+    return lines[-1][:220] if lines else ""
+
+
+def changed_lines(original: str, migrated: str) -> set[int]:
+    """Line numbers (1-based) of the migrated file that the migration wrote or moved next to."""
+    a, b = original.splitlines(), migrated.splitlines()
+    out = set()
+    for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            out.update(range(j1 + 1, max(j2, j1 + 1) + 1))
+    return out
+
+
+def crash_site(text: str, migrated_dir: str, original_dir: str):
+    """The last traceback frame in a file of the case: (relpath, line, changed by the migration?)."""
+    frames = TRACE_FRAME.findall(text or "")
+    for path, line in reversed(frames):
+        if "site-packages" in path or "/lib/python" in path or "migrate_xla" in path:
+            continue
+        rel = None
+        for base in (migrated_dir, original_dir):
+            for d, _, fs in os.walk(base):
+                for f in fs:
+                    if f == os.path.basename(path) and path.endswith(os.path.relpath(os.path.join(d, f), base)):
+                        rel = os.path.relpath(os.path.join(d, f), base)
+                        break
+                if rel:
+                    break
+            if rel:
+                break
+        if rel is None:
+            continue
+        try:
+            orig = open(os.path.join(original_dir, rel), encoding="utf-8").read()
+            mig = open(os.path.join(migrated_dir, rel), encoding="utf-8").read()
+        except OSError:
+            return rel, int(line), None
+        return rel, int(line), int(line) in changed_lines(orig, mig)
+    return None, None, None
+
+
+RUNTIME_HINTS = (
+    "SparseXLA",
+    "torch_xla",
+    "XLA",
+    "xla::",
+    "Check failed",
+    "lowering",
+    "PJRT",
+    "not implemented for 'XLA'",
+)
+DRIFT_HINTS = (
+    "invalid index of a 0-dim tensor",
+    "has no attribute 'Scale'",
+    "volatile",
+    "train_data",
+    "is not subscriptable",
+    "unexpected keyword argument",
+    "object has no attribute",
+)
+CUDA_HINTS = ("CUDA", "cuda", "NVIDIA", "nccl", "cudnn")
+
+
+def plain_emulated(c, env, py, timeout=120):
+    """Run the original as written with CUDA emulated the way verify's reference emulates it, and
+    nothing else of verify (no float64, no step cut, no recorder). rc None: still running at the
+    timeout (so it got past where verify's reference failed, most likely)."""
+    boot = (
+        "import runpy, sys\n"
+        "from migrate_xla.verify.child.cuda_emulation import _install_cuda_shim\n"
+        "_install_cuda_shim()\n"
+        f"sys.argv = [{c['script']!r}] + {c['args']!r}\n"
+        "sys.path.insert(0, '.')\n"
+        f"runpy.run_path({c['script']!r}, run_name='__main__')\n"
+    )
+    return run_group([py, "-c", boot], c["folder"], env, timeout)
+
+
+def classify(c, report, log, migrated_dir, env, py, verify_rc):
+    """(owner, cause) for a case whose verdict is not match."""
+    if report is None:
+        if verify_rc is None:
+            return "environment", "verify timed out (2 shared cores): " + last_error_line(log)
+        return "harness", "no report: " + last_error_line(log)
+    verdict, msg = report.get("verdict"), report.get("message", "")
+    ref_err = (report.get("reference") or {}).get("error") or ""
+    mig_err = (report.get("migrated") or {}).get("error") or ""
+    if verdict == "mismatch":
+        rel = report.get("max_rel_diff") or 0
+        owner = "runtime" if rel < 1e-2 else "rewriter"
+        return owner + "?", f"mismatch: {msg[:200]}"
+    if ref_err:
+        err = last_error_line(ref_err) or ref_err[:200]
+        m = MISSING.search(ref_err)
+        if m:
+            return "environment", f"reference: No module named {m.group(1)!r}"
+        if "timed out" in ref_err or "timeout" in ref_err.lower()[:80]:
+            return "environment", f"reference timed out: {err}"
+        rc, out = plain_emulated(c, env, py)
+        if rc is None or rc == 0:
+            how = "still running at 120 s" if rc is None else "exits 0"
+            return "harness", f"reference failed ({err}); the original under plain CUDA emulation {how}"
+        plain = last_error_line(out)
+        if any(h in plain for h in CUDA_HINTS):
+            return "harness", f"reference failed and the plain emulated run fails on CUDA: {plain}"
+        same = plain.split(":")[0] == err.split(":")[0]
+        if any(h in plain for h in DRIFT_HINTS) or same:
+            return "script", f"fails as written on torch 2.9 (plain run too): {plain}"
+        return "harness", f"reference: {err}; plain emulated run: {plain}"
+    if mig_err:
+        err = last_error_line(mig_err) or mig_err[:200]
+        m = MISSING.search(mig_err)
+        if m:
+            return "environment", f"migrated: No module named {m.group(1)!r}"
+        if "timed out" in mig_err:
+            return "environment", f"migrated run timed out: {err}"
+        rel, line, changed = crash_site(mig_err, migrated_dir, c["folder"])
+        where = f" at {rel}:{line}" if rel else ""
+        if any(h in mig_err for h in RUNTIME_HINTS) and "NotImplementedError" in mig_err or "SparseXLA" in mig_err:
+            return "runtime", f"migrated run{where}: {err}"
+        if changed:
+            return "rewriter", f"migrated run crashes at a line the migration changed{where}: {err}"
+        if any(h in mig_err for h in RUNTIME_HINTS):
+            return "runtime?", f"migrated run{where} (line not changed): {err}"
+        return "rewriter?", f"migrated run{where} (line not changed): {err}"
+    return "harness", f"{verdict}: {msg[:200]}"
+
+
+# ---------------------------------------------------------------------------- one case
+
+
+def run_case(c, a, work, env):
+    name = c["name"]
+    base = os.path.join(work, name)
+    shutil.rmtree(base, ignore_errors=True)
+    os.makedirs(base)
+    row = {"case": name, "repo": c["repo"], "commit": c["commit"], "script": c["script"], "tags": c.get("tags", [])}
+    runtime = ["--runtime", a.runtime]
+    # 1. migrate a copy (write mode), compile, fixpoint
+    mig = os.path.join(base, "migrated")
+    shutil.copytree(c["case_dir"], mig, ignore=shutil.ignore_patterns("*.pt", "*.npz", "*.npy", "raw", "__pycache__"))
+    r = subprocess.run([a.xm, *runtime, "--format", "json", "-q", mig], capture_output=True, text=True, env=env)
+    row["migrate_rc"] = r.returncode
+    try:
+        files = json.loads(r.stdout)["files"]
+        row["findings"] = sum(len(f.get("diagnostics", [])) for f in files)
+        codes = sorted({d.get("code", "?") for f in files for d in f.get("diagnostics", [])})
+        row["codes"] = codes
+    except Exception:
+        row["findings"] = None
+    with open(os.path.join(base, "migrate.log"), "w") as f:
+        f.write(r.stdout + r.stderr)
+    pys = [os.path.join(d, f) for d, _, fs in os.walk(mig) for f in fs if f.endswith(".py")]
+    bad = [p for p in pys if subprocess.run([a.python, "-m", "py_compile", p], capture_output=True).returncode]
+    row["compiles"] = not bad
+    if bad:
+        row["compile_errors"] = [os.path.relpath(p, mig) for p in bad]
+    before = tree_digest(mig)
+    r2 = subprocess.run([a.xm, *runtime, "-q", mig], capture_output=True, text=True, env=env)
+    after = tree_digest(mig)
+    row["fixpoint"] = before == after and r2.returncode != 2
+    if before != after:
+        row["fixpoint_changed"] = sorted(k for k in after if before.get(k) != after[k])
+    # 2. notebook of the script
+    nb_dir = os.path.join(base, "notebook")
+    os.makedirs(nb_dir)
+    try:
+        src = open(os.path.join(c["folder"], c["script"]), encoding="utf-8").read()
+        nb = os.path.join(nb_dir, os.path.splitext(os.path.basename(c["script"]))[0] + ".ipynb")
+        with open(nb, "w") as f:
+            json.dump(script_to_notebook(src), f, indent=1)
+        r3 = subprocess.run([a.xm, *runtime, "--diff", nb], capture_output=True, text=True, env=env)
+        row["notebook_rc"] = r3.returncode
+        if r3.returncode not in (0, 1):
+            row["notebook_error"] = (r3.stderr or r3.stdout).strip()[-300:]
+    except SyntaxError as e:
+        row["notebook_rc"] = None
+        row["notebook_error"] = f"script does not parse: {e}"
+    # 3. verify the original
+    if a.no_verify:
+        row["verdict"] = "not run"
+        return row
+    rep = os.path.join(base, "verify.json")
+    cmd = [
+        a.xm,
+        "verify",
+        c["script"],
+        "--steps",
+        str(a.steps),
+        "--timeout",
+        str(a.timeout),
+        "--json",
+        rep,
+        *runtime,
+        "--",
+        *c["args"],
+    ]
+    t0 = time.time()
+    rc, log = run_group(cmd, c["folder"], env, a.timeout * 3 + 120)
+    row["verify_s"] = round(time.time() - t0, 1)
+    row["verify_rc"] = rc
+    with open(os.path.join(base, "verify.log"), "w") as f:
+        f.write(log)
+    try:
+        report = json.load(open(rep))
+    except Exception:
+        report = None
+    if report:
+        row["verdict"] = report["verdict"]
+        row["max_rel_diff"] = report.get("max_rel_diff")
+        row["steps_compared"] = report.get("steps_compared")
+        row["message"] = report.get("message", "")[:400]
+        m = report.get("migrated") or {}
+        row["compilations"], row["recompilations"] = m.get("compilations"), m.get("recompilations")
+    else:
+        row["verdict"] = "timeout" if rc is None else "no report"
+    # 4. owner of a failure
+    if row["verdict"] == "match":
+        row["owner"], row["cause"] = "", ""
+    else:
+        row["owner"], row["cause"] = classify(c, report, log, mig, env, a.python, rc)
+    if not row["compiles"]:
+        row["owner"], row["cause"] = "rewriter", f"migrated output does not compile: {row['compile_errors']}"
+    elif not row["fixpoint"]:
+        row["cause"] = (row.get("cause") or "") + f" [second migration changes {row.get('fixpoint_changed')}]"
+        row["owner"] = row["owner"] or "rewriter"
+    if row.get("notebook_rc") not in (0, 1):
+        row["cause"] = (row.get("cause") or "") + f" [notebook --diff exit {row.get('notebook_rc')}]"
+        row["owner"] = row["owner"] or "rewriter"
+    return row
+
+
+def fmt_rel(v):
+    return "" if v is None else f"{v:.1e}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--jobs", type=int, default=1, help="cases at once (default 1: verify wants the cores)")
+    ap.add_argument("--runtime", default="torch-xla", choices=["torch-xla", "torch-tpu"])
+    ap.add_argument(
+        "--keep", default="", help="folder for the migrated copies, logs and reports (default: a temporary one)"
+    )
+    ap.add_argument("--results", default="", help="results JSON (default RUNS/results.json)")
+    ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--timeout", type=int, default=600, help="verify's --timeout: seconds each run may take")
+    ap.add_argument("--no-verify", action="store_true", help="migrate and check only")
+    ap.add_argument("--xla-migrate", dest="xm", default=XM_DEFAULT)
+    ap.add_argument("--python", default=PY_DEFAULT, help="interpreter for compile checks and plain runs")
+    ap.add_argument("--pythonpath", default="/work/tv")
+    a = ap.parse_args()
+    cases = json.load(open(os.path.join(a.out, "cases.json")))
+    if a.only:
+        want = a.only.split(",")
+        cases = [c for c in cases if c["name"] in want]
+    work = os.path.abspath(a.keep or tempfile.mkdtemp(prefix="rw-own."))
+    os.makedirs(work, exist_ok=True)
+    results_path = a.results or os.path.join(work, "results.json")
+    rows = []
+    old = {}
+    if os.path.exists(results_path):  # keep rows of cases not run this time
+        try:
+            old = {r["case"]: r for r in json.load(open(results_path))["rows"]}
+        except Exception:
+            old = {}
+
+    def env_for(c):
+        env = {**os.environ, "PJRT_DEVICE": "CPU"}
+        extra = [p for p in (a.pythonpath,) if p and os.path.isdir(p)]
+        if env.get("PYTHONPATH"):
+            extra.append(env["PYTHONPATH"])
+        if extra:
+            env["PYTHONPATH"] = os.pathsep.join(extra)
+        for k, v in c.get("env", {}).items():
+            env[k] = v.replace("{case}", c["case_dir"])
+        return env
+
+    def one(c):
+        row = run_case(c, a, work, env_for(c))
+        print(
+            f"{row['case']}: {row['verdict']} {fmt_rel(row.get('max_rel_diff'))} {row.get('owner', '')} {row.get('cause', '')}",
+            file=sys.stderr,
+            flush=True,
+        )
+        return row
+
+    if a.jobs > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(a.jobs) as ex:
+            rows = list(ex.map(one, cases))
+    else:
+        for c in cases:
+            rows.append(one(c))
+            old[c["name"]] = rows[-1]
+            with open(results_path, "w") as f:
+                json.dump({"runtime": a.runtime, "steps": a.steps, "rows": list(old.values())}, f, indent=1)
+    for r in rows:
+        old[r["case"]] = r
+    with open(results_path, "w") as f:
+        json.dump({"runtime": a.runtime, "steps": a.steps, "rows": list(old.values())}, f, indent=1)
+    print(
+        "| case | repository @ commit | script | migrated (rc, findings, compiles, fixpoint, notebook) | verdict | max rel diff | owner | cause |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        m = f"{r['migrate_rc']}, {r.get('findings')}, {'yes' if r['compiles'] else 'NO'}, {'yes' if r['fixpoint'] else 'NO'}, {r.get('notebook_rc')}"
+        cause = (r.get("cause") or "").replace("|", "\\|")
+        print(
+            f"| {r['case']} | {r['repo']} @ {r['commit'][:7]} | {r['script']} | {m} | {r['verdict']} | {fmt_rel(r.get('max_rel_diff'))} | {r.get('owner', '')} | {cause} |"
+        )
+    n_match = sum(r["verdict"] == "match" for r in rows)
+    print(f"\nverified match: {n_match}/{len(rows)}; results in {results_path}")
+    if not a.keep:
+        print(f"(work folder {work} kept for this run's logs)")
+
+
+if __name__ == "__main__":
+    main()
