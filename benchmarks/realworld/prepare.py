@@ -167,7 +167,7 @@ def gen_names_csv_gz(path, n=800):
 def gen_binarized_mnist(path, n=1000):
     rng = np.random.default_rng(7)
     arrays = {
-        k: (rng.random((m, 784)) < 0.2).astype(np.uint8)
+        k: (rng.random((m, 784)) < 0.2).astype(np.float32)
         for k, m in (("train_data", n), ("valid_data", n // 4), ("test_data", n // 4))
     }
     np.savez(path, **arrays)

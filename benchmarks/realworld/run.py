@@ -127,21 +127,19 @@ def changed_lines(original: str, migrated: str) -> set[int]:
 
 
 def crash_site(text: str, migrated_dir: str, original_dir: str):
-    """The last traceback frame in a file of the case: (relpath, line, changed by the migration?)."""
-    frames = TRACE_FRAME.findall(text or "")
-    for path, line in reversed(frames):
-        if "site-packages" in path or "/lib/python" in path or "migrate_xla" in path:
+    """The last traceback frame in a file of the case: (relpath, line, changed by the migration?).
+    verify migrates the script's folder into a temporary copy, so a frame is matched by its path
+    relative to that folder (the run folder: original_dir; its copy under migrated_dir)."""
+    for path, line in reversed(TRACE_FRAME.findall(text or "")):
+        if "site-packages" in path or "/lib/python" in path or "migrate_xla" in path or path.startswith("<"):
             continue
+        parts = path.split(os.sep)
         rel = None
-        for base in (migrated_dir, original_dir):
-            for d, _, fs in os.walk(base):
-                for f in fs:
-                    if f == os.path.basename(path) and path.endswith(os.path.relpath(os.path.join(d, f), base)):
-                        rel = os.path.relpath(os.path.join(d, f), base)
-                        break
-                if rel:
-                    break
-            if rel:
+        for k in range(1, len(parts)):  # the longest tail of the path that names a file of the case
+            tail = os.path.join(*parts[-k:])
+            if os.path.exists(os.path.join(original_dir, tail)):
+                rel = tail
+            elif rel:
                 break
         if rel is None:
             continue
@@ -198,8 +196,15 @@ def classify(c, report, log, migrated_dir, env, py, verify_rc):
             return "environment", "verify timed out (2 shared cores): " + last_error_line(log)
         return "harness", "no report: " + last_error_line(log)
     verdict, msg = report.get("verdict"), report.get("message", "")
+    sections = dict(
+        re.findall(
+            r"^--- (reference|migrated) stderr \(last lines\) ---\n(.*?)(?=^--- |^diagnosis:|\Z)", log, re.M | re.S
+        )
+    )
     ref_err = (report.get("reference") or {}).get("error") or ""
     mig_err = (report.get("migrated") or {}).get("error") or ""
+    ref_err = ref_err and ref_err + "\n" + sections.get("reference", "")
+    mig_err = mig_err and mig_err + "\n" + sections.get("migrated", "")
     if verdict == "mismatch":
         rel = report.get("max_rel_diff") or 0
         owner = "runtime" if rel < 1e-2 else "rewriter"
@@ -229,7 +234,8 @@ def classify(c, report, log, migrated_dir, env, py, verify_rc):
             return "environment", f"migrated: No module named {m.group(1)!r}"
         if "timed out" in mig_err:
             return "environment", f"migrated run timed out: {err}"
-        rel, line, changed = crash_site(mig_err, migrated_dir, c["folder"])
+        run_rel = os.path.relpath(c["folder"], c["case_dir"])
+        rel, line, changed = crash_site(mig_err, os.path.normpath(os.path.join(migrated_dir, run_rel)), c["folder"])
         where = f" at {rel}:{line}" if rel else ""
         if any(h in mig_err for h in RUNTIME_HINTS) and "NotImplementedError" in mig_err or "SparseXLA" in mig_err:
             return "runtime", f"migrated run{where}: {err}"
@@ -266,7 +272,17 @@ def run_case(c, a, work, env):
     with open(os.path.join(base, "migrate.log"), "w") as f:
         f.write(r.stdout + r.stderr)
     pys = [os.path.join(d, f) for d, _, fs in os.walk(mig) for f in fs if f.endswith(".py")]
-    bad = [p for p in pys if subprocess.run([a.python, "-m", "py_compile", p], capture_output=True).returncode]
+
+    def compiles(p):
+        return subprocess.run([a.python, "-m", "py_compile", p], capture_output=True).returncode == 0
+
+    # a file whose original does not compile either (Python 2, broken indentation) is the script's
+    bad = [p for p in pys if not compiles(p) and compiles(os.path.join(c["case_dir"], os.path.relpath(p, mig)))]
+    broken = [
+        os.path.relpath(p, mig) for p in pys if not compiles(os.path.join(c["case_dir"], os.path.relpath(p, mig)))
+    ]
+    if broken:
+        row["original_does_not_compile"] = broken
     row["compiles"] = not bad
     if bad:
         row["compile_errors"] = [os.path.relpath(p, mig) for p in bad]
@@ -334,12 +350,14 @@ def run_case(c, a, work, env):
         row["owner"], row["cause"] = "", ""
     else:
         row["owner"], row["cause"] = classify(c, report, log, mig, env, a.python, rc)
+    if row.get("original_does_not_compile") and row["verdict"] != "match":
+        row["owner"], row["cause"] = "script", f"the original does not compile: {row['original_does_not_compile']}"
     if not row["compiles"]:
         row["owner"], row["cause"] = "rewriter", f"migrated output does not compile: {row['compile_errors']}"
     elif not row["fixpoint"]:
         row["cause"] = (row.get("cause") or "") + f" [second migration changes {row.get('fixpoint_changed')}]"
         row["owner"] = row["owner"] or "rewriter"
-    if row.get("notebook_rc") not in (0, 1):
+    if row.get("notebook_rc") not in (0, 1) and not row.get("original_does_not_compile"):
         row["cause"] = (row.get("cause") or "") + f" [notebook --diff exit {row.get('notebook_rc')}]"
         row["owner"] = row["owner"] or "rewriter"
     return row
@@ -362,14 +380,17 @@ def main():
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--timeout", type=int, default=600, help="verify's --timeout: seconds each run may take")
     ap.add_argument("--no-verify", action="store_true", help="migrate and check only")
+    ap.add_argument(
+        "--reclassify", action="store_true", help="guess owners again from the kept reports and logs; run nothing else"
+    )
     ap.add_argument("--xla-migrate", dest="xm", default=XM_DEFAULT)
     ap.add_argument("--python", default=PY_DEFAULT, help="interpreter for compile checks and plain runs")
     ap.add_argument("--pythonpath", default="/work/tv")
     a = ap.parse_args()
     cases = json.load(open(os.path.join(a.out, "cases.json")))
     if a.only:
-        want = a.only.split(",")
-        cases = [c for c in cases if c["name"] in want]
+        by_name = {c["name"]: c for c in cases}
+        cases = [by_name[n] for n in a.only.split(",") if n in by_name]  # in the order given
     work = os.path.abspath(a.keep or tempfile.mkdtemp(prefix="rw-own."))
     os.makedirs(work, exist_ok=True)
     results_path = a.results or os.path.join(work, "results.json")
@@ -401,7 +422,31 @@ def main():
         )
         return row
 
-    if a.jobs > 1:
+    if a.reclassify:
+        for c in cases:
+            row = old.get(c["name"])
+            base = os.path.join(work, c["name"])
+            if not row or row.get("verdict") in ("match", "not run"):
+                continue
+            try:
+                report = json.load(open(os.path.join(base, "verify.json")))
+            except Exception:
+                report = None
+            log = (
+                open(os.path.join(base, "verify.log")).read()
+                if os.path.exists(os.path.join(base, "verify.log"))
+                else ""
+            )
+            row["owner"], row["cause"] = classify(
+                c, report, log, os.path.join(base, "migrated"), env_for(c), a.python, row.get("verify_rc")
+            )
+            if row.get("original_does_not_compile"):
+                row["owner"], row["cause"] = (
+                    "script",
+                    f"the original does not compile: {row['original_does_not_compile']}",
+                )
+            rows.append(row)
+    elif a.jobs > 1:
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(a.jobs) as ex:
