@@ -1,4 +1,4 @@
-"""CUDA device strings in places no rule rewrites: flagged, while messages that say "cuda" are not. [XLA111, XLA899]"""
+"""CUDA device strings in places no rule rewrites: flagged, while messages that say "cuda" are not. [XLA111, XLA112, XLA899]"""
 
 import argparse
 
@@ -22,9 +22,7 @@ def describe(name):
     return torch.device(name)
 
 
-# TODO(xla-migrate): XLA899 `torch.cuda.device` selects a CUDA device: each XLA process owns one device, `torch_xla.device()`; remove it; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
-with torch.cuda.device(0):
-    x = torch.zeros(3)
+x = torch.zeros(3)
 # TODO(xla-migrate): XLA899 `torch.backends.cudnn.enabled` is a cuDNN / CUDA library setting XLA does not use: remove it; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
 if torch.backends.cudnn.enabled:
     # TODO(xla-migrate): XLA899 `torch.backends.cudnn.version` is a cuDNN / CUDA library setting XLA does not use: remove it; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html

@@ -1,7 +1,7 @@
 """Blocks the fixes emptied: an `if` whose statements were all CUDA settings goes whole when its
 test only asks (`if torch.cuda.is_available(): cudnn.benchmark = True`), so does an `else` or a
 last `elif` left with `pass`; a test that may act, an `else` that still does something, a comment
-on the `if` line, a loop or a `with` keep their `pass`. [XLA105, XLA107, XLA899]"""
+on the `if` line, a loop or a `with` keep their `pass`. [XLA105, XLA107]"""
 
 import argparse
 
@@ -45,8 +45,7 @@ if bool(torch_xla.device_count()):  # fast kernels
 for _ in range(3):
     pass
 
-# TODO(xla-migrate): XLA899 `torch.cuda.device` selects a CUDA device: each XLA process owns one device, `torch_xla.device()`; remove it; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
-with torch.cuda.device(0):
+with torch.no_grad():
     pass
 
 model = torch.nn.Linear(4, 2)
