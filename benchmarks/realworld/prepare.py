@@ -347,7 +347,12 @@ def main():
     os.makedirs(out, exist_ok=True)
     only = set(filter(None, a.only.split(",")))
     cases = [lay_out(c, out, a.mirrors) for c in CASES if not only or c["name"] in only]
-    with open(os.path.join(out, "cases.json"), "w") as f:
+    index = os.path.join(out, "cases.json")
+    if only and os.path.exists(index):  # --only lays out some again: keep the others' entries
+        done = {c["name"]: c for c in cases}
+        kept = {c["name"]: c for c in json.load(open(index))}
+        cases = [done.get(c["name"]) or kept[c["name"]] for c in CASES if c["name"] in done or c["name"] in kept]
+    with open(index, "w") as f:
         json.dump(cases, f, indent=1)
     print(f"{len(cases)} cases from {len({c['repo'] for c in cases})} repositories in {out}")
 

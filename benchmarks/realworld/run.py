@@ -2,6 +2,7 @@
 
 Usage: python run.py OUT_DIR [--only a,b] [--jobs 1] [--runtime torch-xla|torch-tpu] [--keep RUNS]
                      [--no-verify] [--steps 10] [--timeout 600] [--results FILE]
+                     [--table] [--reclassify]
 
 For each case (OUT_DIR/cases.json, written by prepare.py):
   1. migrate a copy of its folder with xla-migrate (write mode) under RUNS/<case>/migrated, check
@@ -289,7 +290,7 @@ def run_case(c, a, work, env):
     before = tree_digest(mig)
     r2 = subprocess.run([a.xm, *runtime, "-q", mig], capture_output=True, text=True, env=env)
     after = tree_digest(mig)
-    row["fixpoint"] = before == after and r2.returncode != 2
+    row["fixpoint"] = before == after and (r2.returncode != 2 or bool(broken))
     if before != after:
         row["fixpoint_changed"] = sorted(k for k in after if before.get(k) != after[k])
     # 2. notebook of the script
@@ -380,6 +381,7 @@ def main():
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--timeout", type=int, default=600, help="verify's --timeout: seconds each run may take")
     ap.add_argument("--no-verify", action="store_true", help="migrate and check only")
+    ap.add_argument("--table", action="store_true", help="print the table of the kept results.json; run nothing")
     ap.add_argument(
         "--reclassify", action="store_true", help="guess owners again from the kept reports and logs; run nothing else"
     )
@@ -422,7 +424,9 @@ def main():
         )
         return row
 
-    if a.reclassify:
+    if a.table:
+        rows = [old[c["name"]] for c in cases if c["name"] in old]
+    elif a.reclassify:
         for c in cases:
             row = old.get(c["name"])
             base = os.path.join(work, c["name"])
@@ -459,7 +463,7 @@ def main():
                 json.dump({"runtime": a.runtime, "steps": a.steps, "rows": list(old.values())}, f, indent=1)
     for r in rows:
         old[r["case"]] = r
-    with open(results_path, "w") as f:
+    with open(results_path if not a.table else os.devnull, "w") as f:
         json.dump({"runtime": a.runtime, "steps": a.steps, "rows": list(old.values())}, f, indent=1)
     print(
         "| case | repository @ commit | script | migrated (rc, findings, compiles, fixpoint, notebook) | verdict | max rel diff | owner | cause |"
