@@ -4,6 +4,8 @@ under TorchTPU, whose ``torch.tpu`` has streams and events, those are converted.
 
 from __future__ import annotations
 
+import libcst as cst
+
 from codemods.cuda_only.common import (
     GUIDE,
     PROFILING_DOC,
@@ -13,7 +15,8 @@ from codemods.cuda_only.common import (
     CudaOnlyApi,
     Mirrored,
 )
-from migrate_xla.rule import CUDA_WORD, names_trigger
+from codemods.shared.definitions import with_definitions
+from migrate_xla.rule import CUDA_WORD, names_trigger, snippet
 
 STREAM_APIS = (
     "torch.cuda.Stream",
@@ -73,23 +76,64 @@ class CudaStream(Mirrored):
     )
 
 
+XLA_EVENT = "XlaTimingEvent"
+# What a torch.cuda.Event becomes on XLA: its timing, on the wall clock once the device has run
+# the work traced so far. Its imports are its own: the file may bind `time` to something else.
+XLA_EVENT_SOURCE = f'''
+class {XLA_EVENT}:
+    """torch.cuda.Event's timing on XLA, written by xla-migrate (XLA802): record() runs the work
+    traced so far and waits for it (torch_xla.sync(wait=True)), then reads the wall clock."""
+
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+        self.time = None
+
+    def record(self, stream=None):
+        import time
+
+        import torch_xla
+
+        torch_xla.sync(wait=True)
+        self.time = time.perf_counter()
+
+    def wait(self, stream=None):
+        pass
+
+    def query(self):
+        return True
+
+    def synchronize(self):
+        pass
+
+    def elapsed_time(self, end_event):
+        return (end_event.time - self.time) * 1000.0
+'''
+XLA_EVENT_WHY = (
+    f"`{XLA_EVENT}`, defined in the file: XLA runs a step's work lazily, so its `record()` runs "
+    "and waits for the work traced so far (`torch_xla.sync(wait=True)`) before it reads the wall "
+    f"clock, and `elapsed_time()` is milliseconds between two records, as a CUDA event's; see {PROFILING_DOC}"
+)
+
+
 class CudaEvent(Mirrored):
-    """CUDA events are flagged: they time nothing on XLA.
+    """CUDA events become an event that times on the wall clock once the device is done.
 
     Guide, "Debugging and Profiling": GPU timing tools do not see XLA work, and XLA runs
     a step lazily, when ``torch_xla.sync()`` comes, so ``start.record()`` /
-    ``end.elapsed_time(start)`` would measure tracing, not the device. Names bound to an
-    event are flagged where used.
+    ``end.elapsed_time(start)`` on a CUDA event would measure nothing (and fail without
+    an NVIDIA driver). ``torch.cuda.Event(...)`` becomes ``XlaTimingEvent(...)``, a small
+    class the fix defines after the file's imports: its ``record()`` waits for the work
+    traced so far (``torch_xla.sync(wait=True)``, which also ends the graph there) and
+    reads ``time.perf_counter()``; ``elapsed_time``, ``wait``, ``query`` and
+    ``synchronize`` keep their meaning. The calls on the events stay as written.
 
-    Under ``--runtime torch-tpu`` they are converted: TorchTPU runs eagerly and its
-    ``torch.tpu`` mirrors ``torch.cuda.Event``, so ``torch.cuda.Event(enable_timing=True)``
-    becomes ``torch.tpu.Event(enable_timing=True)`` and its ``record()`` /
-    ``elapsed_time()`` calls stay.
+    Under ``--runtime torch-tpu`` TorchTPU runs eagerly and its ``torch.tpu`` mirrors
+    ``torch.cuda.Event``, so ``torch.cuda.Event(enable_timing=True)`` becomes
+    ``torch.tpu.Event(enable_timing=True)`` and its ``record()`` / ``elapsed_time()`` calls stay.
     """
 
     CODE = "XLA802"
     NAME = "cuda-event"
-    SUMMARY = "torch.cuda.Event and its record() / elapsed_time() timing are flagged"
+    SUMMARY = "torch.cuda.Event timing becomes a wall-clock event that waits for the device"
     TRACK = True
     APIS = {
         api: "is a CUDA event: XLA runs work lazily, so it times nothing; time a region with "
@@ -108,13 +152,46 @@ class CudaEvent(Mirrored):
     MIRRORED = "TorchTPU runs eagerly and its `torch.tpu` has the events `torch.cuda` has, which record TPU work"
     TRIGGERS = (names_trigger(*APIS),)  # as XLA801's
     REQUIRES = (CUDA_WORD,)
-    BEFORE = "start = torch.cuda.Event(enable_timing=True)\nstart.record()\n"
-    AFTER = (
-        f"# TODO(xla-migrate): XLA802 `torch.cuda.Event` {APIS['torch.cuda.Event']}\n"
-        "start = torch.cuda.Event(enable_timing=True)\n"
-        f"# TODO(xla-migrate): XLA802 `start` holds a `torch.cuda.Event`, which {APIS['torch.cuda.Event']}\n"
-        "start.record()\n"
-    )
+    BEFORE = "import time\n\nstart = torch.cuda.Event(enable_timing=True)\nstart.record()\n"
+    AFTER = f"import time\n\n{XLA_EVENT_SOURCE}\n\nstart = {XLA_EVENT}(enable_timing=True)\nstart.record()\n"
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.first_use: cst.CSTNode | None = None  # the top-level statement of the first conversion
+        self.defined = False
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.defined = any(isinstance(s, cst.ClassDef) and s.name.value == XLA_EVENT for s in node.body)
+
+    def converts(self, node: cst.CSTNode, api: str) -> bool:
+        if self.ctx.runtime != "torch-xla":
+            return super().converts(node, api)
+        if (self.qualname(node) or "") not in self.APIS:  # an attribute of the class
+            return False
+        self.mirrors[id(node)] = XLA_EVENT
+        return True
+
+    def _mirror(self, original: cst.CSTNode, updated: cst.CSTNode):
+        if self.ctx.runtime != "torch-xla":
+            return super()._mirror(original, updated)
+        if self.mirrors.pop(id(original), None) is None:
+            return updated
+        replacement = cst.Name(XLA_EVENT, lpar=updated.lpar, rpar=updated.rpar)
+        replaced = self.replace(
+            original,
+            updated,
+            replacement,
+            f"`{snippet(original)}` -> {XLA_EVENT_WHY}",
+            drop_if_unused=self.ctx.import_behind(original),
+        )
+        if replaced is not updated and self.first_use is None and self.ctx.statements:
+            self.first_use = self.ctx.statements[0]
+        return replaced
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module):
+        if self.first_use is None or self.defined:
+            return updated
+        return with_definitions(original, updated, [XLA_EVENT_SOURCE], self.first_use)
 
 
 class CudaGraph(CudaOnlyApi):

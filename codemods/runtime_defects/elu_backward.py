@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.runtime_defects.common import DEFECTS_DOC
-from codemods.shared.statements import is_docstring, is_import_line
+from codemods.shared.definitions import with_definitions
 from migrate_xla.rule import TORCH, UNSAFE, FileContext, Rule, call_arg, names_trigger, snippet
 
 # torch's constants (torch/nn/functional.py, aten's selu)
@@ -243,30 +243,4 @@ class EluBackward(Rule):
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
         wanted = [name for name in HELPERS if name in self.used and name not in self.defined]
-        if not wanted:
-            return updated
-        # after the last import line before the top-level statement of the first fix (a
-        # module-level call runs after the definitions, a call in a function whenever it runs)
-        index = next((i for i, s in enumerate(original.body) if s is self.first_top), len(original.body))
-        anchors = [s for s in original.body[:index] if is_import_line(s)]
-        body = list(updated.body)
-        at = next((i + 1 for i, s in enumerate(body) if anchors and s is anchors[-1]), 0)
-        if not anchors:
-            while at < len(body) and is_docstring(body[at]):
-                at += 1
-        definitions = [
-            cst.parse_statement(HELPERS[name].lstrip("\n")).with_changes(leading_lines=[cst.EmptyLine()] * 2)
-            for name in wanted
-        ]
-        if at < len(body):
-            body[at] = body[at].with_changes(leading_lines=[cst.EmptyLine()] * 2 + _blank_free(body[at].leading_lines))
-        body[at:at] = definitions
-        return updated.with_changes(body=body)
-
-
-def _blank_free(lines) -> list:
-    """Leading lines without the blank ones before the first comment."""
-    lines = list(lines)
-    while lines and lines[0].comment is None:
-        lines.pop(0)
-    return lines
+        return with_definitions(original, updated, [HELPERS[name] for name in wanted], self.first_top)
