@@ -293,7 +293,10 @@ def make(env_id):
 
 STUBS = {
     "gym": {"gym/__init__.py": _GYM},
-    "IPython": {"IPython/__init__.py": "", "IPython/display.py": "def clear_output(wait=False):\n    pass\n"},
+    "IPython": {
+        "IPython/__init__.py": "def get_ipython():\n    return None\n",
+        "IPython/display.py": "def clear_output(wait=False):\n    pass\n",
+    },
     "pandas": {"pandas/__init__.py": '"""A stand-in: imported, never used."""\n'},
     "torchsummary": {
         "torchsummary/__init__.py": "def summary(model, input_size, *args, **kwargs):\n    print(model)\n"

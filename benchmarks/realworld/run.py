@@ -217,6 +217,9 @@ def classify(c, report, log, migrated_dir, env, py, verify_rc):
             return "environment", f"reference: No module named {m.group(1)!r}"
         if "timed out" in ref_err or "timeout" in ref_err.lower()[:80]:
             return "environment", f"reference timed out: {err}"
+        both = re.findall(r"crash: the (?:reference|migrated) run crashed at \S+ \(([^)]*)", log)
+        if len(both) == 2 and both[0] == both[1]:
+            return "script", f"both runs crash the same way as written: {both[0][:160]}"
         rc, out = plain_emulated(c, env, py)
         if rc is None or rc == 0:
             how = "still running at 120 s" if rc is None else "exits 0"
