@@ -185,6 +185,22 @@ class CudaDeviceCheck(Rule):
             f"`.is_cuda` -> `.{check}`",
         )
 
+    def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp):
+        """``"cuda" if x.is_cuda else "cpu"``: the device string the check picks becomes the
+        device's, or the converted check would pick "cuda" on XLA."""
+        checks = [holds for check, holds in self._checks(original.test) if id(check) not in self.kept]
+        if len(checks) != 1:
+            return updated
+        branch = "body" if checks[0] else "orelse"
+        old = getattr(original, branch)
+        if not is_cuda_literal(old):
+            return updated
+        self.ctx.forget_fixes_inside(old)
+        new = device_string(old, self.ctx.api.device_type)
+        # reported on the string, whose fixes XLA102 forgets when it converts the whole choice
+        message = f"`{code_of(old)}` -> `{code_of(new)}`: the device its check now picks"
+        return updated.with_changes(**{branch: self.replace(old, getattr(updated, branch), new, message)})
+
     def leave_Comparison(self, original: cst.Comparison, updated: cst.Comparison):
         if not self._is_check(original) or self._left_for_cuda(original, updated):
             return updated

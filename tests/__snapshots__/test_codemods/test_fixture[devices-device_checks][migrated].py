@@ -18,3 +18,9 @@ def maybe_sync(t: torch.Tensor, device: torch.device):
 
 def amp_enabled(device):
     return device.type == "xla"
+
+
+def ones_beside(input):
+    # the device string the check picks follows it (pyGAT's sparse layer)
+    dv = "xla" if input.is_xla else "cpu"
+    return torch.ones(input.shape[0], device=dv)
