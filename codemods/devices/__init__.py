@@ -18,6 +18,7 @@ its accelerator), and a ``map_location`` that named CUDA restores onto ``"tpu"``
 #   runtime.py       XLA105 cuda-runtime-call, XLA106 cuda-memory-query, XLA107 cuda-backend-flag
 #   map_location.py  XLA108 load-map-location
 #   device_context.py XLA112 cuda-device-context
+#   weight_norm.py   XLA113 legacy-weight-norm
 #   swap_params.py   XLA109 swap-module-params
 #   legacy_types.py  XLA110 legacy-tensor-type
 #   run_time_device.py  XLA111 run-time-device
