@@ -24,15 +24,33 @@ def findings(code: str, **options) -> list[tuple[int, str]]:
 @pytest.mark.parametrize(
     "imports, use",
     [
-        ("import torch", "torch.cuda.Event()"),
-        ("import torch.cuda as tc", "tc.Event()"),
-        ("from torch import cuda", "cuda.Event()"),
-        ("from torch.cuda import Event as CudaEvent", "CudaEvent()"),
+        ("import torch", "torch.cuda.Stream()"),
+        ("import torch.cuda as tc", "tc.Stream()"),
+        ("from torch import cuda", "cuda.Stream()"),
+        ("from torch.cuda import Stream as CudaStream", "CudaStream()"),
     ],
 )
 def test_cuda_apis_are_found_through_aliases_and_their_objects_where_used(imports, use):
+    code = f"{imports}\nside = {use}\nside.synchronize()\nprint(side.query())\n"
+    assert findings(code, select=["XLA8"]) == [(2, "XLA801"), (3, "XLA801"), (4, "XLA801")]
+
+
+@pytest.mark.parametrize(
+    "imports, use",
+    [
+        ("import torch", "torch.cuda.Event(enable_timing=True)"),
+        ("import torch.cuda as tc", "tc.Event(enable_timing=True)"),
+        ("from torch import cuda", "cuda.Event(enable_timing=True)"),
+        ("from torch.cuda import Event as CudaEvent", "CudaEvent(enable_timing=True)"),
+    ],
+)
+def test_cuda_events_become_timing_events_through_every_alias_and_their_uses_stay(imports, use):
     code = f"{imports}\nstart = {use}\nstart.record()\nprint(start.elapsed_time(start))\n"
-    assert findings(code, select=["XLA8"]) == [(2, "XLA802"), (3, "XLA802"), (4, "XLA802")]
+    migrated, diagnostics = migrate_with_findings(code, select=["XLA8"])
+    assert [(d.line, d.code, d.fixed) for d in diagnostics] == [(2, "XLA802", True)]
+    assert "start = XlaTimingEvent(enable_timing=True)\nstart.record()\n" in migrated
+    assert "class XlaTimingEvent:" in migrated
+    assert imports == "import torch" or imports not in migrated  # an import of torch.cuda went unused
 
 
 def test_a_name_bound_to_something_else_is_forgotten():

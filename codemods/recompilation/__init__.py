@@ -38,4 +38,5 @@ dynamic), and a value read or a data-dependent shape breaks the graph. XLA705 ad
 #   tensor_control_flow.py    XLA703 tensor-control-flow
 #   variable_length_batch.py  XLA704 variable-length-batch
 #   growing_shape.py          XLA705 growing-shape
+#   step_sliced_data.py       XLA706 step-sliced-data
 #   common.py                 the training path, the recompilation document

@@ -1,0 +1,144 @@
+"""XLA706: data kept on the device and sliced by the step (``x[step * B:(step + 1) * B]``):
+each step traces new constants and compiles a new graph (the migration guide's
+"Understanding Recompilations")."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.recompilation.common import DYNAMIC_SHAPES_DOC, RECOMPILATION_DOC, RECOMPILES, CompiledOnly
+from codemods.shared.statements import dotted
+from codemods.shared.training_loops import calls_training_step
+from migrate_xla.rule import ON_ACCELERATOR, TORCH, UNSAFE, Rule, code_nodes, code_of, parse_expr, snippet
+
+# A slice whose bound computes with a name: what a batch taken by the step looks like
+SLICED = r"\[[^\[\]\n]*(?:[*+][^\[\]\n]*:|:[^\[\]\n]*[*+])[^\[\]\n]*\]"
+
+
+class StepSlicedData(CompiledOnly, Rule):
+    """A batch sliced by the step from data kept on the device compiles a graph every step.
+
+    Guide, "Understanding Recompilations": a graph is compiled for each traced program,
+    and Python numbers in the program are constants of it. A data set moved to the device
+    once (``xtr = torch.from_numpy(xtr).cuda()``) and sliced in the training loop by the
+    loop's counter (``xb = xtr[step * B:step * B + B]``) traces a slice with other
+    constants every step: a new graph compiles every step, measured on torch_xla 2.9 (CPU
+    PJRT). Flagged where the tensor is taken for one on the device (a name assigned a
+    ``.cuda()``, ``.to(...)`` or a factory with ``device=``, or an alias of such a name)
+    and the bounds read the counter of a loop that trains (it calls ``backward()`` or
+    steps an optimizer).
+
+    The unsafe fix indexes with a tensor of positions moved to the device, which is an
+    input of the graph, not a constant: ``x.index_select(0, torch.arange(lo, min(hi,
+    len(x))).to(x.device))``, the same rows as a copy (a slice is a view: writing into the
+    batch no longer writes into the data). Or keep the data on the host and move each
+    batch (``x[lo:hi].to(device)``). Both runtimes; under TorchTPU only in a file that calls
+    ``torch.compile`` (the family's docstring).
+    """
+
+    CODE = "XLA706"
+    NAME = "step-sliced-data"
+    SUMMARY = "data kept on the device and sliced by the loop's counter compiles a graph every step"
+    FIX = UNSAFE
+    SEVERITY = "warning"
+    TRIGGERS = (SLICED,)
+    REQUIRES = (ON_ACCELERATOR,)
+    WHOLE_MODULE = True  # the move to the device may be anywhere in the file
+    BEFORE = (
+        "x = torch.from_numpy(data).cuda()\n"
+        "for step in range(steps):\n"
+        "    loss = model(x[step * B:step * B + B]).sum()\n"
+        "    loss.backward()\n"
+    )
+    AFTER = (
+        "x = torch.from_numpy(data).cuda()\n"
+        "for step in range(steps):\n"
+        "    loss = model(x.index_select(0, torch.arange(step * B, min(step * B + B, len(x))).to(x.device))).sum()\n"
+        "    loss.backward()\n"
+    )
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.on_device: set[str] = set()
+        self.counters: list[
+            set[str]
+        ] = []  # the names each enclosing loop counts with ({} for a loop that does not train)
+
+    def visit_Module(self, node: cst.Module) -> None:
+        super().visit_Module(node)
+        self.on_device = _device_names(node)
+
+    def visit_For(self, node: cst.For) -> None:
+        trains = calls_training_step(node.body)
+        self.counters.append({n.value for n in code_nodes(node.target) if isinstance(n, cst.Name)} if trains else set())
+
+    def leave_For(self, original, updated):
+        self.counters.pop()
+        return updated
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript):
+        counters = set().union(*self.counters) if self.counters else set()
+        if not counters or len(original.slice) != 1 or not isinstance(original.slice[0].slice, cst.Slice):
+            return updated
+        part = original.slice[0].slice
+        name = dotted(original.value)
+        if part.step is not None or part.lower is None or part.upper is None or name not in self.on_device:
+            return updated
+        read = {n.value for bound in (part.lower, part.upper) for n in code_nodes(bound) if isinstance(n, cst.Name)}
+        if not read & counters or not self.matters():
+            return updated
+        lower, upper = code_of(part.lower), code_of(part.upper)
+        fixed = f"{name}.index_select(0, torch.arange({lower}, min({upper}, len({name}))).to({name}.device))"
+        cost = "compiles a new graph" if self.ctx.api.lazy else RECOMPILES
+        message = (
+            f"`{snippet(original)}` slices data kept on the device with bounds that change every step "
+            f"(`{'`, `'.join(sorted(read & counters))}`): each step traces new constants and {cost}; index it "
+            f"with positions moved to the device (`{fixed}`), or keep the data on the host and move each batch; "
+            f"see {RECOMPILATION_DOC if self.ctx.api.lazy else DYNAMIC_SHAPES_DOC}"
+        )
+        if not self.fixes(original):
+            self.flag(original, message)
+            return updated
+        return self.replace(original, updated, parse_expr(fixed), message, imports=[TORCH])
+
+
+def _device_names(module: cst.Module) -> set[str]:
+    """The names (``x``, ``self.data``) the file assigns a tensor moved to a device, and their aliases
+    (``x = xtr if split == "train" else xte``)."""
+    assignments = [
+        (dotted(target.target), node.value)
+        for node in code_nodes(module)
+        if isinstance(node, cst.Assign)
+        for target in node.targets
+    ]
+    names = {name for name, value in assignments if name is not None and _moves(value)}
+    grown = True
+    while grown:  # aliases of aliases
+        before = len(names)
+        names |= {name for name, value in assignments if name is not None and _aliases(value, names)}
+        grown = len(names) > before
+    return names
+
+
+def _moves(value: cst.CSTNode) -> bool:
+    """``t.cuda()``, ``t.to(device)`` (not ``t.to(torch.float32)``), ``torch.ones(3, device=d)``."""
+    for node in code_nodes(value):
+        if not isinstance(node, cst.Call):
+            continue
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "cuda":
+            return True
+        if isinstance(func, cst.Attribute) and func.attr.value == "to" and node.args:
+            first = node.args[0]
+            if first.keyword is None and "float" not in code_of(first.value) and "int" not in code_of(first.value):
+                return True
+        if any(arg.keyword is not None and arg.keyword.value == "device" for arg in node.args):
+            return True
+    return False
+
+
+def _aliases(value: cst.CSTNode, names: set[str]) -> bool:
+    """``x = xtr`` or ``x = xtr if train else xte``, one of ``names`` each way."""
+    if isinstance(value, cst.IfExp):
+        return dotted(value.body) in names and dotted(value.orelse) in names
+    return dotted(value) in names
