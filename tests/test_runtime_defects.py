@@ -186,7 +186,7 @@ def test_batch_norm_statistics_are_computed_in_one_pass():
     BatchNormTraining), which cancels in float32 where the mean is large against the spread:
     at a mean of 1000 and a deviation of 1, NaN where the CPU normalizes to 1. No rule works
     around it (normalized activations rarely sit that far from 0); verify's twin rounds the
-    same way to calibrate its tolerance (child.TwinMode, compare.TWIN_FACTOR)."""
+    same way to calibrate its tolerance (child/twin.py's TwinMode, compare.TWIN_FACTOR)."""
     env = {**os.environ, "PJRT_DEVICE": "CPU"}
     done = subprocess.run([sys.executable, "-c", BATCH_NORM], env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -52,7 +52,7 @@ def test_verify_draws_multinomial_samples_from_the_cpu_generator_the_same_way_on
     samples with torch.multinomial after step 0, diverged at step 2)."""
     import torch
 
-    from migrate_xla.verify.child import _multinomial
+    from migrate_xla.verify.child.rng import _multinomial
 
     def refuse(*args, **kwargs):
         raise AssertionError("the device's own sampler was called")

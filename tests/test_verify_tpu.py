@@ -1,5 +1,5 @@
 """verify for a TorchTPU migration (--runtime torch-tpu): the migrated run is eager PyTorch on
-the CPU with the "tpu" device and torch.tpu emulated (child.py), compared step by step with
+the CPU with the "tpu" device and torch.tpu emulated (child/tpu_emulation.py), compared step by step with
 the reference run (CUDA emulated) as a PyTorch/XLA migration is.
 
 The hand migrations in tests/scripts/*_tpu.py are what the torch-tpu rules write; the
@@ -115,10 +115,10 @@ def test_torch_xla_in_a_torch_tpu_migration_is_a_clear_crash(tmp_path, tiny_trac
 
 EMULATED = """\
 import json, os, sys, torch
-from migrate_xla.verify import child
+from migrate_xla.verify.child import tpu_emulation
 api = json.loads(os.environ["TPU_FACTS"])
-child._install_tpu_shim(api)
-child.TpuEmulationMode().__enter__()
+tpu_emulation._install_tpu_shim(api)
+tpu_emulation.TpuEmulationMode().__enter__()
 out = {}
 out["device"] = [str(torch.device("tpu")), torch.device("tpu:0").type]
 out["placed"] = [

@@ -1,7 +1,7 @@
 """The verification harness: proves the migrated script trains like the original.
 
 The rewriter never imports this package's children; the parent side here imports no
-torch either: only the child processes do (see child.py).
+torch either: only the child processes do (see the child package, child/).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Step-by-step comparison of two loss curves, the verdict, and how it is shown.
 
-float64 (the default on CPU PJRT: both runs compute in float64, see child.py): rtol
+float64 (the default on CPU PJRT: both runs compute in float64, see child/float64.py): rtol
 1e-6, atol 1e-9. A correct migration agrees to about 1e-12 there (eager CPU against
 XLA: different summation orders, float64 rounding); chaotic training multiplies that
 by 1e3-1e5 in ten steps (the ResNet below: float32's 1e-7 became 3.6e-2 by step 10), so
@@ -42,7 +42,7 @@ FLOAT64_TOLERANCE = (1e-6, 1e-9)
 # runs compute as written, and a twin of the reference does the same float32 training rounded
 # as XLA rounds it: batch norm's statistics in one pass, E[x^2] - E[x]^2, as XLA expands
 # BatchNormTraining, and 2-d convolutions summed in another order (oneDNN's channels-last
-# kernels) (child.TwinMode). How far that alone carries the training is the tolerance: at
+# kernels) (child/twin.py). How far that alone carries the training is the tolerance: at
 # each step TWIN_FACTOR times the twin's largest relative drift so far (never below the
 # float32 one). Measured at step 2 (relative loss differences against the reference, one
 # thread a run):
@@ -62,7 +62,7 @@ FLOAT64_TOLERANCE = (1e-6, 1e-9)
 TWIN_FACTOR = 15.0
 # What the verdict of a TorchTPU migration's emulated run says, and what it cannot (the report
 # and docs/verify.md): the migrated run is eager PyTorch on the CPU with the "tpu" device
-# emulated (child.py), not TorchTPU.
+# emulated (child/tpu_emulation.py), not TorchTPU.
 TPU_EMULATION_SCOPE = {
     "proves": (
         "the migration's logic: devices, dtypes and autocast, the model's parameters, the optimizer "
@@ -106,10 +106,10 @@ class Run:
     finished: str = ""  # how its recorder ended: "step-limit" when the harness stopped it
     steps_done: int = 0
     wall_s: float = 0.0
-    parameters: dict | None = None  # count, tied groups, optimizer coverage (child.py)
+    parameters: dict | None = None  # count, tied groups, optimizer coverage (child/recorder.py)
     seeded_by_script: list[str] | None = None  # what the script seeded itself: torch, random, numpy
     tensors_by_step: list[dict] = field(default_factory=list)  # with --diagnose: norms by name
-    # with --diagnose: each op on the autograd path, step by step (child.OpRecorder)
+    # with --diagnose: each op on the autograd path, step by step (child/op_records.py)
     ops_by_step: list[list[dict]] = field(default_factory=list)
     compilations: int | None = None
     recompilations: int | None = None

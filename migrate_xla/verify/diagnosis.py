@@ -33,7 +33,7 @@ KNOWN_CRASHES = (
         "a model in shared memory (Hogwild training): XLA tensors cannot be shared between processes",
         "XLA611",
     ),
-    # a TorchTPU migration's run (the tpu device emulated, child.py)
+    # a TorchTPU migration's run (the tpu device emulated, child/tpu_emulation.py)
     (
         re.compile(r"import of torch_xla\S* halted|No module named 'torch_xla"),
         "torch_xla in a TorchTPU migration: TorchTPU runs with torch >= 2.11, which no torch_xla release "

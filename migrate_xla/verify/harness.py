@@ -1,6 +1,6 @@
 """Runs the original and the migrated script as child processes and compares their losses.
 
-The parent never imports torch: the children do, instrumented by ``child.py`` through
+The parent never imports torch: the children do, instrumented by the ``child`` package through
 the ``sitecustomize`` on the PYTHONPATH it injects. Both children run with the user's
 training interpreter (interpreter.py), start in the caller's working directory with the
 same arguments and environment; the migrated one runs a migrated copy of the script's
@@ -60,12 +60,12 @@ PRECISIONS = ("auto", "float64", "native")
 FLOAT64_TROUBLE = re.compile(r"\b(Double|double|float64|Float|dtype)\b")
 # Multiply-adds in convolutions over the run (those of the first forward pass times --steps)
 # past which --precision auto runs as written instead of in float64: XLA's CPU float64
-# convolutions are ~40x slower than float32 ones (child.py). The examples' largest, the
+# convolutions are ~40x slower than float32 ones (child/float64.py). The examples' largest, the
 # ResNet of fixtures/examples/resnet_fakedata.py, does 0.2 G a forward pass (1.6 G in 8
 # steps) and verifies in float64; the ResNet-18 of benchmarks/bench_verify.py, 14.5 G (145 G
 # in 10 steps), would take over 900 s in float64 and runs as written.
 FLOAT64_CONV_BUDGET = 4_000_000_000
-TORCH_TPU = "torch-tpu"  # the runtime whose migrated run emulates the "tpu" device (child.py)
+TORCH_TPU = "torch-tpu"  # the runtime whose migrated run emulates the "tpu" device (child/tpu_emulation.py)
 assert TORCH_TPU in RUNTIMES
 MISSING_MODULE = re.compile(r"^ModuleNotFoundError: No module named '([^']+)'", re.M)
 
@@ -349,7 +349,7 @@ def _shared_environment(script: Path, settings: Settings) -> dict[str, str]:
     return env
 
 
-# The environment variable that gives a child the port its emulated process group meets at (child.py)
+# The environment variable that gives a child the port its emulated process group meets at (child/emulation.py)
 RENDEZVOUS_PORT = "XLA_MIGRATE_VERIFY_PORT"
 
 
@@ -371,7 +371,7 @@ def _interpreter(settings: Settings, env: dict[str, str], xla: bool) -> interpre
 
 def _instrumentation(work: Path) -> Path:
     """A folder for the children's PYTHONPATH with the instrumentation alone: the
-    ``sitecustomize`` and ``migrate_xla.verify.child`` (torch and the standard library only).
+    ``sitecustomize`` and the ``migrate_xla.verify.child`` package (torch and the standard library only).
     Not xla-migrate's own folder: installed, that is a site-packages whose packages (libcst,
     PyYAML, built for xla-migrate's Python) would shadow those of the user's interpreter."""
     folder = work / INSTRUMENT_FOLDER
@@ -380,7 +380,7 @@ def _instrumentation(work: Path) -> Path:
     shutil.copy2(HERE / "instrument" / "sitecustomize.py", folder / "sitecustomize.py")
     (folder / "migrate_xla" / "__init__.py").write_text("")
     (package / "__init__.py").write_text("")
-    shutil.copy2(HERE / "child.py", package / "child.py")
+    shutil.copytree(HERE / "child", package / "child", ignore=shutil.ignore_patterns("__pycache__"))
     return folder
 
 

@@ -1,7 +1,7 @@
 """Live progress of the verify runs on a terminal: one line a run, redrawn in place.
 
 Each instrumented process writes ``progress-<pid>.json`` in its run's records folder at
-every optimizer step (child.py): the steps so far and, in the migrated run, the XLA
+every optimizer step (child/recorder.py): the steps so far and, in the migrated run, the XLA
 compilations so far. The parent polls those files while it waits for the children.
 """
 

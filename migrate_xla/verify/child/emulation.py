@@ -1,0 +1,233 @@
+"""A device emulated on the CPU, what CUDA's emulation and TorchTPU's share: the mode that
+maps the device to the CPU, streams and events, and the device module's common shim."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+# -- a device emulated on the CPU: CUDA (the reference run without a GPU), TorchTPU's "tpu" --
+#
+# The same machinery for both, by device type: every device of that type, wherever a device
+# is given (a name, "cuda:0", a torch.device, a bare index, device= keywords, .to(...)), is
+# made the CPU by a torch function mode; the device module (torch.cuda, torch.tpu) answers
+# as one device would; Tensor.cuda()/.tpu() and Module.cuda()/.tpu() keep the tensor;
+# autocast, GradScaler, torch.load, the process-group backend and DDP's device ids all
+# point at the CPU.
+
+
+def _on_cpu(value, device_type: str):
+    """``value`` with a device of ``device_type`` (a name, a torch.device, a bare index) made the CPU."""
+    if isinstance(value, str) and (value == device_type or value.startswith(device_type + ":")):
+        return "cpu"
+    if isinstance(value, torch.device) and value.type == device_type:
+        return torch.device("cpu")
+    if isinstance(value, int) and not isinstance(value, bool):
+        return "cpu"
+    return value
+
+
+_LEGACY_NAMES: dict[str, str] = {}  # "torch.cuda.FloatTensor": "torch.FloatTensor", filled by the shim
+
+
+def _decuda(func, args, kwargs, device_type: str = "cuda"):
+    """Arguments with devices of ``device_type`` replaced by the CPU, or None when there were none."""
+    changed = False
+    if (
+        func is torch.Tensor.type and len(args) > 1 and isinstance(args[1], str) and args[1] in _LEGACY_NAMES
+    ):  # x.type("torch.cuda.FloatTensor")
+        args = (args[0], _LEGACY_NAMES[args[1]], *args[2:])
+        changed = True
+    if "device" in kwargs and _on_cpu(kwargs["device"], device_type) is not kwargs["device"]:
+        kwargs = {**kwargs, "device": _on_cpu(kwargs["device"], device_type)}
+        changed = True
+    if func is torch.Tensor.to and len(args) > 1 and isinstance(args[1], (str, torch.device, int)):
+        new = _on_cpu(args[1], device_type)
+        if new is not args[1]:
+            args = (args[0], new, *args[2:])
+            changed = True
+    return (args, kwargs) if changed else None
+
+
+class EmulationMode(TorchFunctionMode):
+    """Sees every torch call of an emulated run and maps the emulated device to the CPU."""
+
+    device_type = "cuda"
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        fixed = _decuda(func, args, kwargs, self.device_type)
+        if fixed is not None:
+            args, kwargs = fixed
+        return func(*args, **kwargs)
+
+
+def _returning(value):
+    """A new function returning ``value`` (torch.compile refuses one function under two names)."""
+    return lambda *args, **kwargs: value
+
+
+def _for_user_code(real, emulated):
+    """``emulated`` for the script's own calls; torch's internals keep seeing no GPU."""
+
+    def query(*args, **kwargs):
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        if caller == "torch" or caller.startswith("torch."):
+            return real(*args, **kwargs)
+        return emulated
+
+    return query
+
+
+class _Event:
+    """torch.cuda.Event on the CPU: recorded at once, timed by the wall clock."""
+
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False, **kwargs):
+        self._at = None
+
+    def record(self, stream=None):
+        import time
+
+        self._at = time.perf_counter()
+
+    def wait(self, stream=None):
+        pass
+
+    def query(self):
+        return True
+
+    def synchronize(self):
+        pass
+
+    def elapsed_time(self, end_event):
+        if self._at is None or end_event._at is None:
+            return 0.0
+        return (end_event._at - self._at) * 1000.0
+
+
+class _Stream:
+    """torch.cuda.Stream on the CPU: everything runs in order on the one CPU stream."""
+
+    cuda_stream = 0
+
+    def __init__(self, device=None, priority=0, **kwargs):
+        self.device = torch.device("cpu")
+        self.priority = priority
+
+    def wait_stream(self, stream):
+        pass
+
+    def wait_event(self, event):
+        pass
+
+    def record_event(self, event=None):
+        event = event or _Event()
+        event.record(self)
+        return event
+
+    def synchronize(self):
+        pass
+
+    def query(self):
+        return True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class _StreamContext:
+    def __init__(self, stream=None):
+        self.stream = stream
+
+    def __enter__(self):
+        return self.stream
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _install_device_shim(device_type: str, module, backends: tuple[str, ...]) -> None:
+    """What every emulated device gets: ``module`` (torch.cuda, torch.tpu) with CPU streams and
+    events, ``Tensor.<device_type>()`` and ``Module.<device_type>()`` keeping the tensor,
+    autocast and GradScaler on the CPU, ``torch.load`` onto the CPU, ``backends`` of
+    init_process_group as gloo, DDP without device ids, and ``torch.accelerator`` answering
+    the script as one device would."""
+    # streams and events (a data loader that prefetches on a side stream, timm's style)
+    default_stream = _Stream()
+    module.Stream = _Stream
+    module.Event = _Event
+    module.StreamContext = _StreamContext
+    module.stream = _StreamContext
+    module.current_stream = lambda device=None: default_stream
+    module.default_stream = lambda device=None: default_stream
+    module.set_stream = _returning(None)
+    torch.Tensor.record_stream = lambda self, stream: None
+    setattr(torch.Tensor, device_type, lambda self, *args, **kwargs: self)
+    setattr(torch.nn.Module, device_type, lambda self, *args, **kwargs: self)
+    torch.Tensor.pin_memory = lambda self, *args, **kwargs: self
+    if hasattr(torch, "accelerator"):
+        accelerator = torch.accelerator
+        if device_type == "cuda":  # a CPU build of torch has no accelerator: one for everybody
+            accelerator.is_available = _returning(True)
+            accelerator.current_accelerator = _returning(torch.device("cpu"))
+        else:  # the renamed privateuse1 device is the accelerator already; torch's internals see none
+            accelerator.is_available = _for_user_code(accelerator.is_available, True)
+        accelerator.device_count = _returning(1)
+        accelerator.set_device_index = _returning(None)
+        accelerator.current_device_index = _returning(0)
+        accelerator.synchronize = _returning(None)
+
+    emulated = device_type
+    autocast_init = torch.amp.autocast_mode.autocast.__init__
+
+    def autocast(self, device_type=emulated, *args, **kwargs):
+        autocast_init(self, "cpu" if device_type == emulated else device_type, *args, **kwargs)
+
+    torch.amp.autocast_mode.autocast.__init__ = autocast
+
+    scaler_init = torch.amp.GradScaler.__init__
+
+    def grad_scaler(self, device=emulated, *args, **kwargs):
+        scaler_init(self, "cpu" if device == emulated else device, *args, **kwargs)
+
+    torch.amp.GradScaler.__init__ = grad_scaler
+
+    load = torch.load
+
+    def load_on_cpu(*args, map_location=None, **kwargs):
+        if callable(map_location):
+            map_location = "cpu"
+        return load(*args, map_location=_on_cpu(map_location, emulated), **kwargs)
+
+    torch.load = load_on_cpu
+
+    import torch.distributed as dist
+
+    init_process_group = dist.init_process_group
+
+    def gloo_instead(backend=None, *args, **kwargs):
+        if isinstance(backend, str) and any(name in backend for name in backends):
+            backend = "gloo"
+        # this child's own port (harness.RENDEZVOUS_PORT): the other run's group may be meeting
+        # at the port the script names, side by side on this machine
+        method = kwargs.get("init_method") or (args[0] if args else None)
+        if (method is None or str(method).startswith("env://")) and "XLA_MIGRATE_VERIFY_PORT" in os.environ:
+            os.environ["MASTER_PORT"] = os.environ["XLA_MIGRATE_VERIFY_PORT"]
+        return init_process_group(backend, *args, **kwargs)
+
+    dist.init_process_group = gloo_instead
+
+    # DDP's device ids name devices; for a module on the CPU it takes none (and raises otherwise).
+    ddp = torch.nn.parallel.DistributedDataParallel
+    ddp_init = ddp.__init__
+
+    def ddp_on_cpu(self, module, device_ids=None, output_device=None, *args, **kwargs):
+        ddp_init(self, module, None, None, *args, **kwargs)
+
+    ddp.__init__ = ddp_on_cpu

@@ -1,0 +1,189 @@
+"""Random numbers aligned: drawn from the CPU generator in both runs, so both see the same values."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+import torch.nn.modules.rnn as rnn_modules
+
+# -- random numbers drawn from the CPU generator in both runs ------------------------
+#
+# Plain patches, not the torch function mode: a mode is switched off while its handler
+# runs, so the Tensor.normal_ that nn.init.normal_ calls inside would escape it.
+
+
+def _is_cpu(device) -> bool:
+    return device is None or torch.device(device).type == "cpu"
+
+
+def _factory(original):
+    """torch.randn(..., device=d): drawn on the CPU, then moved to d."""
+
+    def aligned(*args, **kwargs):
+        device = kwargs.get("device")
+        if _is_cpu(device):
+            return original(*args, **kwargs)
+        requires_grad = kwargs.pop("requires_grad", False)
+        drawn = original(*args, **{**kwargs, "device": "cpu"}).to(device)
+        return drawn.requires_grad_() if requires_grad else drawn
+
+    return aligned
+
+
+def _like_factory(original):
+    """torch.randn_like(x): drawn on the CPU in x's shape, then moved to x's device."""
+
+    def aligned(like, *args, **kwargs):
+        device = kwargs.get("device", like.device)
+        if _is_cpu(device):
+            return original(like, *args, **kwargs)
+        kwargs = {**kwargs, "device": "cpu", "dtype": kwargs.get("dtype", like.dtype)}
+        return original(torch.empty(like.shape, dtype=kwargs["dtype"]), *args, **kwargs).to(device)
+
+    return aligned
+
+
+def _fill(original):
+    """tensor.normal_() and kin on a device tensor: drawn on the CPU, then copied in."""
+
+    def aligned(self, *args, **kwargs):
+        if _is_cpu(self.device):
+            return original(self, *args, **kwargs)
+        drawn = original(torch.empty(self.shape, dtype=self.dtype), *args, **kwargs)
+        with torch.no_grad():
+            return self.copy_(drawn)
+
+    return aligned
+
+
+def _bernoulli(original):
+    """torch.bernoulli(p) as ``uniform < p`` with the uniform drawn on the CPU (any device)."""
+
+    def aligned(probs, *args, **kwargs):
+        if args or kwargs or not isinstance(probs, torch.Tensor):
+            return original(probs, *args, **kwargs)
+        uniform = torch.rand(probs.shape, dtype=torch.float32).to(probs.device)
+        return (uniform < probs).to(probs.dtype)
+
+    return aligned
+
+
+def _dropout(channel_wise: int):
+    """Dropout with its mask drawn on the CPU, the same way on every device."""
+
+    def aligned(input, p=0.5, training=True, inplace=False):
+        if not training or p == 0:
+            return input
+        if p == 1:
+            return input.mul_(0) if inplace else input.mul(0)
+        shape = list(input.shape)
+        if channel_wise:
+            keep_dims = 2 if input.dim() == channel_wise + 2 else 1  # batched or not
+            shape = shape[:keep_dims] + [1] * (len(shape) - keep_dims)
+        keep = torch.empty(shape, dtype=torch.float32).bernoulli_(1 - p)
+        mask = keep.to(device=input.device, dtype=input.dtype)
+        return input.mul_(mask).div_(1 - p) if inplace else input * mask / (1 - p)
+
+    return aligned
+
+
+def _multinomial(original):
+    """torch.multinomial(probs, 1) (and with replacement) as the inverse of the cumulative
+    distribution at a uniform drawn on the CPU, the same way on every device and without a
+    read to the host: a trainer that samples text between its steps would otherwise draw
+    from the CPU generator in one run and the XLA generator in the other, and the dropout
+    masks of every later step would differ. Other forms (samples without replacement, a
+    generator, ``out=``) are left as they are."""
+
+    def aligned(probs, num_samples, replacement=False, **kwargs):
+        if kwargs or not isinstance(probs, torch.Tensor) or (num_samples != 1 and not replacement):
+            return original(probs, num_samples, replacement, **kwargs)
+        uniform = torch.rand((*probs.shape[:-1], num_samples), dtype=torch.float64).to(probs.device)
+        cdf = probs.to(torch.float64).cumsum(-1)
+        cdf = cdf / cdf[..., -1:]
+        drawn = (cdf.unsqueeze(-2) <= uniform.unsqueeze(-1)).sum(-1)
+        return drawn.clamp(max=probs.shape[-1] - 1)
+
+    return aligned
+
+
+class _LayerwiseRNNs:
+    """``torch._VF`` as ``nn.RNN``/``LSTM``/``GRU`` see it: a stack of layers with dropout
+    between them runs one layer at a time, with the aligned ``F.dropout`` between layers
+    (the fused kernel draws that dropout from its own device's generator). The same
+    arithmetic, layer by layer, as the kernel's own loop."""
+
+    def __init__(self, vf) -> None:
+        self._vf = vf
+
+    def __getattr__(self, name):
+        return getattr(self._vf, name)
+
+    def lstm(self, *args):
+        return self._layerwise(self._vf.lstm, args)
+
+    def gru(self, *args):
+        return self._layerwise(self._vf.gru, args)
+
+    def rnn_tanh(self, *args):
+        return self._layerwise(self._vf.rnn_tanh, args)
+
+    def rnn_relu(self, *args):
+        return self._layerwise(self._vf.rnn_relu, args)
+
+    @staticmethod
+    def _layerwise(kernel, args):
+        # (input, hx, weights, bias, layers, dropout, train, bidirectional, batch_first), or
+        # for packed sequences (input, batch_sizes, hx, weights, bias, layers, dropout, train, bidirectional)
+        packed = isinstance(args[3], (list, tuple))
+        lead, (hx, weights, bias, layers, dropout, train, bidirectional), tail = (
+            (args[:2], args[2:9], ()) if packed else (args[:1], args[1:8], args[8:])
+        )
+        if not (train and dropout > 0 and layers > 1):
+            return kernel(*args)
+        directions = 2 if bidirectional else 1
+        per_layer = len(weights) // layers
+        x, *rest = lead
+        finals = []
+        for layer in range(layers):
+            states = slice(layer * directions, (layer + 1) * directions)
+            layer_hx = tuple(h[states] for h in hx) if isinstance(hx, (list, tuple)) else hx[states]
+            out = kernel(
+                x,
+                *rest,
+                layer_hx,
+                weights[layer * per_layer : (layer + 1) * per_layer],
+                bias,
+                1,
+                0.0,
+                train,
+                bidirectional,
+                *tail,
+            )
+            finals.append(out[1:])
+            x = F.dropout(out[0], dropout, True) if layer < layers - 1 else out[0]
+        return (x, *(torch.cat(parts) for parts in zip(*finals)))
+
+
+def _install_rng_alignment() -> None:
+    for name in ("randn", "rand", "randint", "randperm", "normal"):
+        setattr(torch, name, _factory(getattr(torch, name)))
+    for name in ("randn_like", "rand_like", "randint_like"):
+        setattr(torch, name, _like_factory(getattr(torch, name)))
+    for name in (
+        "normal_",
+        "uniform_",
+        "bernoulli_",
+        "random_",
+        "exponential_",
+        "geometric_",
+        "log_normal_",
+        "cauchy_",
+    ):
+        setattr(torch.Tensor, name, _fill(getattr(torch.Tensor, name)))
+    torch.bernoulli = _bernoulli(torch.bernoulli)
+    torch.multinomial = _multinomial(torch.multinomial)
+    torch.Tensor.multinomial = _multinomial(torch.Tensor.multinomial)
+    for name, channel_wise in (("dropout", 0), ("dropout1d", 1), ("dropout2d", 2), ("dropout3d", 3)):
+        setattr(F, name, _dropout(channel_wise))
+    rnn_modules._VF = _LayerwiseRNNs(torch._VF)
