@@ -593,3 +593,16 @@ def test_compile_causes_point_at_the_users_own_lines(tmp_path):
     moved = in_user_files(causes, {copy: original})
     assert [(c["file"], c["line"]) for c in moved] == [(str(original), 4), (str(original), 5), ("/elsewhere/lib.py", 3)]
     assert moved[1]["migrated_line"] == 7
+
+
+@pytest.mark.slow
+def test_a_migrated_run_that_never_touched_the_xla_device_is_no_match(tmp_path):
+    """Its losses agree with the reference's, both computed on the CPU: that proves nothing about XLA."""
+    result = run_verify(str(SCRIPTS / "cpu_by_default.py"), "--steps", "4", "--json", str(tmp_path / "r.json"))
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert result.exit_code == 1 and report["verdict"] == "mismatch", result.output
+    assert report["migrated"]["compilations"] == 0
+    assert "4 losses agree, but: the migrated run never ran on the XLA device" in result.output
+    assert [d["kind"] for d in report["diagnosis"]] == ["not-on-xla"]
+    # with the flag the script asks for the GPU, and its migration for the XLA device
+    assert run_verify(str(SCRIPTS / "cpu_by_default.py"), "--steps", "4", "--", "--gpu").exit_code == 0

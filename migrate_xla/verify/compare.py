@@ -239,7 +239,7 @@ def compare(
         i = result.first_mismatch - 1
         result.message = (
             f"losses diverge at step {result.first_mismatch}: reference {reference.losses[i]:.6g}, "
-            f"migrated {migrated.losses[i]:.6g}"
+            f"migrated {migrated.losses[i]:.6g} ({_tolerance_at(result, i)} there)"
         )
     elif len(reference.losses) != len(migrated.losses):
         result.verdict = "mismatch"
@@ -254,8 +254,23 @@ def compare(
         )
     else:
         result.verdict = "match"
-        result.message = f"{result.steps_compared} losses agree within rtol {rtol:g}, atol {atol:g}"
+        result.message = f"{result.steps_compared} losses agree within {_tolerance(result)}"
     return result
+
+
+def _tolerance(result: Result) -> str:
+    """The tolerance that decided, in words: the twin's calibration by step where one ran."""
+    if not result.rtol_by_step:
+        return f"rtol {result.rtol:g}, atol {result.atol:g}"
+    steps = result.rtol_by_step[: result.steps_compared] or result.rtol_by_step
+    return f"the tolerance calibrated by the twin (rtol {min(steps):.2g} to {max(steps):.2g} by step, atol {result.atol:g})"
+
+
+def _tolerance_at(result: Result, i: int) -> str:
+    """The tolerance at step ``i`` (0-based)."""
+    rtol = result.rtol_by_step[i] if i < len(result.rtol_by_step) else result.rtol
+    calibrated = "calibrated " if i < len(result.rtol_by_step) else ""
+    return f"{calibrated}rtol {rtol:.2g}, atol {result.atol:g}"
 
 
 def _compare_losses(result: Result) -> None:

@@ -80,6 +80,7 @@ def diagnose(result) -> list[Finding]:
     if not getattr(mig, "emulates_tpu", False):
         findings += _steps_not_cut(mig)
         findings += _recompilations(mig)
+        findings += _host_reads(mig)
     for op, count in sorted(mig.cpu_fallback_ops.items()):
         findings.append(
             Finding(
@@ -257,12 +258,15 @@ def _steps_not_cut(run) -> list[Finding]:
     (the lazy graph grows until something reads a value: a loss printed every 10 steps),
     no graph run between steps, or a bigger graph compiled every step."""
     executions, compilations = run.executions_by_step, run.compilations_by_step
-    if run.compilations == 0 and not run.error:
+    if run.compilations == 0 and not run.executions and not run.error:
+        # a match must mean the migrated run trained on the device: this one never touched it
         return [
             Finding(
                 "not-on-xla",
-                "the migrated run compiled no XLA graph: it trained on the CPU (a device "
-                "choice the script's arguments left on its CPU branch?)",
+                "the migrated run never ran on the XLA device (0 graphs compiled, 0 executed): it trained "
+                "on the CPU, so its losses say nothing about XLA (a device choice the script's arguments "
+                "left on its CPU branch, or a framework still on its CPU accelerator?)",
+                blocking=True,
             )
         ]
     if run.error:
@@ -283,10 +287,11 @@ def _steps_not_cut(run) -> list[Finding]:
         # three points at least: the first steps of a short run compile their graphs one by one
         growing = len(second_half) >= 3 and all(b > a for a, b in zip(second_half, second_half[1:]))
         # Graphs a step's own sync compiled: the steps are cut, and a new graph each step is a
-        # recompilation (a layer-wise trainer moving to its next layer), not an uncut step.
+        # recompilation (a layer-wise trainer moving to its next layer; a slice by the step's
+        # number; graphs a value read cut), told by _recompilations, not an uncut step.
         late = run.compile_causes[second_half[0] : second_half[-1]] if growing and run.compile_causes else []
-        if growing and not (late and all(_at_a_sync(c["cause"]) for c in late)):
-            what = "a new, bigger graph compiled at every step"
+        if growing and not (late and any(_at_a_sync(c["cause"]) for c in late)):
+            what = "a new, bigger graph compiled at every step, none at a torch_xla.sync()"
         elif ran * 2 * optimizers < len(executions) - 2:
             what = "no graph ran between steps"
     if what is None:
@@ -299,6 +304,29 @@ def _steps_not_cut(run) -> list[Finding]:
             "must end in torch_xla.sync() (or iterate an MpDeviceLoader)",
             blocking=True,
             rule=SYNC_RULE,
+        )
+    ]
+
+
+def _host_reads(run) -> list[Finding]:
+    """Values read from the device in the middle of a step (``loss.item()`` before
+    ``backward()``): each read runs the graph traced so far and waits for it. Slow on a TPU,
+    not wrong: a warning with the line, from the graphs such reads compiled."""
+    if run.error or not run.compile_causes:
+        return []
+    reads = [c for c in run.compile_causes if "access tensor value" in c["cause"]]
+    file, line, count = _user_line(reads)
+    if not file:
+        return []
+    return [
+        Finding(
+            "host-read",
+            f"a value is read from the device at {file}:{line} ({count} of the run's graphs were cut there): "
+            "each read runs the step's graph so far and waits for the device; read it after "
+            "torch_xla.sync(), or every N steps",
+            file=file,
+            line=line,
+            rule="XLA202",
         )
     ]
 
@@ -329,8 +357,9 @@ def _recompilations(run) -> list[Finding]:
         Finding(
             "recompilation",
             f"{run.recompilations} graphs compiled in the second half of the run"
-            f"{where}{f' ({cause})' if cause else ''}: shapes or Python control flow change between steps "
-            "(pad to fixed shapes, drop_last=True)",
+            f"{where}{f' ({cause})' if cause else ''}: shapes, Python numbers or control flow change between "
+            "steps (pad to fixed shapes, drop_last=True; a slice by the step's number is a new constant each "
+            "step: XLA706)",
             file=file,
             line=line,
             rule=RECOMPILATION_GUIDE,

@@ -1,0 +1,80 @@
+"""What a verdict says, from the runs' records alone (no child process): the tolerance that
+decided, a migrated run that never touched the device, and what is slow rather than wrong
+(issue 30, items 5 and 7)."""
+
+from __future__ import annotations
+
+from migrate_xla.verify.compare import Run, compare
+
+LOSSES = [2.0, 1.8, 1.6, 1.5, 1.4, 1.3]
+SYNC = "user torch_xla.sync"
+READ = "most likely user code trying to access tensor value before torch_xla.sync"
+
+
+def xla_run(**fields) -> Run:
+    defaults = {
+        "losses": LOSSES,
+        "steps_done": 6,
+        "compilations": 2,
+        "executions": 6,
+        "compilations_by_step": [1, 2, 2, 2, 2, 2],
+        "executions_by_step": [1, 2, 3, 4, 5, 6],
+    }
+    return Run("migrated", device="xla (CPU)", **{**defaults, **fields})
+
+
+def reference(losses=LOSSES) -> Run:
+    return Run("reference", device="cpu (cuda emulated)", losses=losses, steps_done=len(losses))
+
+
+def test_a_migrated_run_on_the_xla_device_matches():
+    result = compare(reference(), xla_run())
+    assert result.verdict == "match" and result.message == "6 losses agree within rtol 0.0001, atol 1e-05"
+
+
+def test_a_migrated_run_that_compiled_and_ran_nothing_on_xla_is_not_a_match():
+    result = compare(reference(), xla_run(compilations=0, executions=0, compilations_by_step=[], executions_by_step=[]))
+    assert result.verdict == "mismatch"
+    assert result.message.startswith("6 losses agree, but: the migrated run never ran on the XLA device")
+
+
+def test_the_twins_tolerance_is_named_where_it_decided():
+    twin = Run("twin", losses=[x * (1 + 3e-4) for x in LOSSES])
+    migrated = xla_run(losses=[x * (1 + 2e-4) for x in LOSSES])
+    result = compare(reference(), migrated, twin=twin)
+    assert result.verdict == "match"
+    assert "the tolerance calibrated by the twin (rtol" in result.message and "rtol 0.0001" not in result.message
+
+
+def test_a_new_graph_every_step_from_a_read_and_a_sync_is_slow_not_wrong():
+    """pytorch-made: a loss read before backward and a slice by the step's number; every step is cut."""
+    causes = [
+        {"cause": cause, "file": "run.py", "line": line} for _ in range(6) for cause, line in ((READ, 43), (SYNC, 50))
+    ]
+    migrated = xla_run(
+        compilations=12,
+        executions=12,
+        recompilations=6,
+        compilations_by_step=[2, 4, 6, 8, 10, 12],
+        executions_by_step=[2, 4, 6, 8, 10, 12],
+        compile_causes=causes,
+    )
+    result = compare(reference(), migrated)
+    assert result.verdict == "match"
+    kinds = {f.kind: f for f in result.diagnosis}
+    assert "steps-not-cut" not in kinds and not any(f.blocking for f in result.diagnosis)
+    assert kinds["host-read"].line == 43 and kinds["host-read"].rule == "XLA202"
+    assert "recompilation" in kinds
+
+
+def test_a_graph_that_grows_with_no_sync_is_still_a_mismatch():
+    causes = [{"cause": READ, "file": "run.py", "line": 43} for _ in range(6)]
+    migrated = xla_run(
+        compilations=6,
+        executions=6,
+        compilations_by_step=[1, 2, 3, 4, 5, 6],
+        executions_by_step=[1, 2, 3, 4, 5, 6],
+        compile_causes=causes,
+    )
+    result = compare(reference(), migrated)
+    assert result.verdict == "mismatch" and "steps-not-cut" in {f.kind for f in result.diagnosis}
