@@ -162,6 +162,11 @@ def test_graph_attention_example_drifts_without_the_fix(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = verify(example, [], Settings(steps=4, unsafe_fixes=False))
     assert result.verdict == "mismatch", result.message
+    # localised by default, no --diagnose: the first differing operation, its line, the rule
+    (first,) = [f for f in result.diagnosis if f.kind == "first-op"]
+    assert first.rule == "XLA901" and first.file == str(example)
+    assert example.read_text().splitlines()[first.line - 1].strip().startswith(("return", "x = ", "h = ", "scores"))
+    assert any(f"backward of {name} " in first.message for name in ("elu", "selu", "celu"))
 
 
 BATCH_NORM = """

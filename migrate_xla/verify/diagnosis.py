@@ -248,9 +248,22 @@ def _first_op(result) -> list[Finding]:
     return []
 
 
+# Operations whose torch_xla 2.9 kernels compute otherwise than CUDA's, and the rule whose fix
+# avoids them (docs/runtime_defects.md)
+RUNTIME_DEFECTS = {
+    "elu": ("torch_xla 2.9's backward of ELU is wrong for negative inputs", "XLA901"),
+    "selu": ("torch_xla 2.9's backward of SELU is wrong for negative inputs", "XLA901"),
+    "celu": ("torch_xla 2.9's backward of CELU is wrong for negative inputs", "XLA901"),
+}
+
+
 def _op_finding(message: str, record: dict) -> list[Finding]:
-    """The first differing operation, at the user's line where the migrated run recorded it."""
-    return [Finding("first-op", message, file=record.get("file"), line=record.get("line"))]
+    """The first differing operation, at the user's line where the migrated run recorded it,
+    with the runtime defect and rule that cover it where one does."""
+    defect, rule = RUNTIME_DEFECTS.get(record.get("name", ""), (None, None))
+    if defect:
+        message = f"{message}: {defect}, which {rule}'s fix avoids (xla-migrate --unsafe-fixes, or `xla-migrate explain {rule}`)"
+    return [Finding("first-op", message, file=record.get("file"), line=record.get("line"), rule=rule)]
 
 
 def _steps_not_cut(run) -> list[Finding]:

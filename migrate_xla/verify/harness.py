@@ -196,11 +196,31 @@ def verify(
             seed=settings.seed,
             twin=runs.get("twin"),
         )
+        if result.verdict == "mismatch" and result.first_mismatch is not None and not settings.diagnose:
+            result.diagnosis += _first_difference(
+                jobs, list(args), env, settings, work, float64, python, originals, result
+            )
         result.python = python
         result.runtime = settings.runtime
         if note:
             result.tolerance_source = f"{result.tolerance_source} ({note})"
         return result
+
+
+def _first_difference(jobs, args, env, settings, work, float64, python, originals, result) -> list:
+    """Where two runs whose losses diverge first differ, found without being asked: both run
+    again up to the diverging step with every operation recorded (as ``--diagnose``), and the
+    first operation (or parameter) that differs is named, at the user's own line, with the
+    rule or runtime defect that covers it (docs/verify.md, the diagnosis)."""
+    if not any(role == "reference" for role, _, _ in jobs):
+        return []  # against a saved trace: the reference's operations were not recorded
+    again = dataclasses.replace(settings, diagnose=True, steps=result.first_mismatch)
+    runs = _run_all(jobs, args, env, again, work / "localise", float64, python)
+    if any(run.error for run in runs.values()):
+        return []
+    runs["migrated"].ops_by_step = [in_user_files(ops, originals) for ops in runs["migrated"].ops_by_step]
+    localised = compare(runs["reference"], runs["migrated"], settings.rtol, settings.atol, float64=float64)
+    return [f for f in localised.diagnosis if f.kind in ("first-op", "first-tensor")]
 
 
 def runtime_of(settings: Settings, project: Path) -> str:
