@@ -5,6 +5,7 @@ decided, a migrated run that never touched the device, and what is slow rather t
 from __future__ import annotations
 
 from migrate_xla.verify.compare import Run, compare
+from migrate_xla.verify.diagnosis import _parameters
 
 LOSSES = [2.0, 1.8, 1.6, 1.5, 1.4, 1.3]
 SYNC = "user torch_xla.sync"
@@ -78,3 +79,20 @@ def test_a_graph_that_grows_with_no_sync_is_still_a_mismatch():
     )
     result = compare(reference(), migrated)
     assert result.verdict == "mismatch" and "steps-not-cut" in {f.kind for f in result.diagnosis}
+
+
+def test_weight_norm_parts_tied_under_either_weight_norm_are_the_same_ties():
+    """XLA113 makes torch.nn.utils.weight_norm the parametrization: its parts are renamed, not untied
+    (locuslab/TCN registers each weight-normed conv twice)."""
+    params = {"tensors": 2, "numel": 10, "optimizers": 1}
+    ref = {**params, "tied": [["block.conv1.weight_g", "block.net.0.weight_g"]]}
+    mig = {
+        **params,
+        "tied": [["block.conv1.parametrizations.weight.original0", "block.net.0.parametrizations.weight.original0"]],
+    }
+    assert _parameters(ref, mig) == []
+    apart = {
+        **mig,
+        "tied": [["block.conv1.parametrizations.weight.original1", "block.net.0.parametrizations.weight.original0"]],
+    }
+    assert [f.kind for f in _parameters(ref, apart)] == ["parameters"]

@@ -29,6 +29,11 @@ CUDA_LEFT = re.compile(
 KNOWN_CRASHES = (
     (CUDA_LEFT, "CUDA code left in the migration (see `xla-migrate --check`)", CUDA_LEFT_RULE),
     (
+        re.compile(r"Couldn't swap \S*weight_[gv]"),
+        "a module with the hook-based weight_norm moved with parameters swapped on conversion (XLA109)",
+        "XLA113",
+    ),
+    (
         re.compile(r"_share_fd_: only available on CPU"),
         "a model in shared memory (Hogwild training): XLA tensors cannot be shared between processes",
         "XLA611",
@@ -100,12 +105,26 @@ def diagnose(result) -> list[Finding]:
     return findings
 
 
+# A parametrized weight's parts, as the hook-based weight_norm named them (XLA113 makes one the other)
+PARAMETRIZED = re.compile(r"\.parametrizations\.(\w+)\.original([01])$")
+
+
+def _tied(groups: list[list[str]]) -> list[list[str]]:
+    """Tied groups, with ``conv.parametrizations.weight.original0`` / ``original1`` named
+    ``conv.weight_g`` / ``conv.weight_v``: the same tensors under torch's two weight norms."""
+    return [
+        [PARAMETRIZED.sub(lambda m: f".{m.group(1)}_{'gv'[int(m.group(2))]}", name) for name in group]
+        for group in groups
+    ]
+
+
 def _parameters(ref: dict | None, mig: dict | None, device: str = "XLA") -> list[Finding]:
     if not ref or not mig or "error" in ref or "error" in mig:
         return []
     found = []
-    if (ref["tensors"], ref["numel"]) != (mig["tensors"], mig["numel"]) or ref["tied"] != mig["tied"]:
-        untied = [group for group in ref["tied"] if group not in mig["tied"]]
+    ref_tied, mig_tied = _tied(ref["tied"]), _tied(mig["tied"])
+    if (ref["tensors"], ref["numel"]) != (mig["tensors"], mig["numel"]) or ref_tied != mig_tied:
+        untied = [group for group in ref_tied if group not in mig_tied]
         why = (
             f"; tied in the reference, apart in the migration: {', '.join(' = '.join(g) for g in untied)}"
             if untied
