@@ -9,7 +9,7 @@ For each case (OUT_DIR/cases.json, written by prepare.py):
      that every .py compiles and that a second run changes nothing;
   2. cut the case script into a notebook (a cell a top-level statement, a markdown cell and a
      `%matplotlib inline` cell between) and check that `xla-migrate --diff` on it exits 0 or 1;
-  3. `xla-migrate verify SCRIPT --steps N --json ... -- ARGS` of the original, in its folder;
+  3. `xla-migrate verify SCRIPT --steps N --json ... --project CASE -- ARGS` of the original, in its folder;
   4. for a failure, guess the owner (rewriter / harness / runtime / environment / script) from
      the report and the logs, running the original plainly under verify's CUDA emulation where
      the reference failed.
@@ -326,6 +326,10 @@ def run_case(c, a, work, env):
         str(a.timeout),
         "--json",
         rep,
+        # the whole case is the project: a script in a subfolder imports the repository's
+        # other modules (locuslab/TCN's TCN/tcn.py), which verify migrates with it
+        "--project",
+        c["case_dir"],
         *runtime,
         "--",
         *c["args"],
