@@ -147,7 +147,7 @@ def _imports_torch(statement: cst.CSTNode) -> bool:
     return any(spec.module.split(".")[0].startswith("torch") for spec in _imports_of(statement))
 
 
-def _name_uses(module: cst.Module) -> Counter:
+def name_uses(module: cst.Module) -> Counter:
     """How often each name is used as a name (not as ``.attribute``) outside imports."""
     uses: Counter = Counter()
     stack: list[cst.CSTNode] = [module]
@@ -164,7 +164,7 @@ def _name_uses(module: cst.Module) -> Counter:
 
 
 def _remove_unused(module: cst.Module, specs: list[Import], elsewhere: Counter) -> cst.Module:
-    uses = _name_uses(module) + elsewhere
+    uses = name_uses(module) + elsewhere
     body = []
     carried: list[cst.EmptyLine] = []  # the comments above a removed import go to the next line
     for statement in module.body:

@@ -22,6 +22,7 @@ RULES = (
     ('XLA111', ('single', 'multiprocess', 'spmd'), ('[\'"]--[\\w-]*device', '(?:environ(?<!\\wenviron)|getenv(?<!\\wgetenv)|exec(?<!\\wexec)|hydra(?<!\\whydra)|omegaconf(?<!\\womegaconf)|OmegaConf(?<!\\wOmegaConf)|DictConfig(?<!\\wDictConfig))\\b', '\\[\\s*[\'"]\\w*device[\'"]\\s*\\]', 'get\\(\\s*[\'"]\\w*device[\'"]'), (), ('torch-xla', 'torch-tpu')),
     ('XLA112', ('single', 'multiprocess', 'spmd'), ('(?:device(?<!\\wdevice)|device_of(?<!\\wdevice_of))\\b',), ('(?:cuda(?<!\\wcuda))\\b',), ('torch-xla',)),
     ('XLA113', ('single', 'multiprocess', 'spmd'), ('(?:weight_norm(?<!\\wweight_norm))\\b',), (), ('torch-xla', 'torch-tpu')),
+    ('XLA114', ('single', 'multiprocess', 'spmd'), ('import[^\\n]*\\bcud(?:a|nn)\\b',), (), ('torch-xla', 'torch-tpu')),
     ('XLA201', ('single', 'multiprocess', 'spmd'), ('\\.step\\(', '\\.grad\\b'), ('cuda|CUDA|torch_xla\\.device\\b|xla_device|[\'\\"]xla\\b|XLA_|accelerator(?<!\\waccelerator)\\b|\\A(?![\\s\\S]*[\'"]cpu[\'"])',), ('torch-xla',)),
     ('XLA202', ('single', 'multiprocess', 'spmd'), ('\\.backward\\(', '\\.step\\('), ('cuda|CUDA|torch_xla\\.device\\b|xla_device|[\'\\"]xla\\b|XLA_|accelerator(?<!\\waccelerator)\\b|\\A(?![\\s\\S]*[\'"]cpu[\'"])',), ('torch-xla',)),
     ('XLA203', ('single', 'multiprocess', 'spmd'), ('no_grad|inference_mode',), ('cuda|CUDA|torch_xla\\.device\\b|xla_device|[\'\\"]xla\\b|XLA_|accelerator(?<!\\waccelerator)\\b|\\A(?![\\s\\S]*[\'"]cpu[\'"])',), ('torch-xla',)),

@@ -19,6 +19,9 @@ its accelerator), and a ``map_location`` that named CUDA restores onto ``"tpu"``
 #   map_location.py  XLA108 load-map-location
 #   device_context.py XLA112 cuda-device-context
 #   weight_norm.py   XLA113 legacy-weight-norm
+#   unused_cuda_import.py XLA114 unused-cuda-import
 #   swap_params.py   XLA109 swap-module-params
 #   legacy_types.py  XLA110 legacy-tensor-type
+#   legacy_type_plan.py   what XLA110 decides about a file: each use's factory and device, the flags left off
+#   legacy_type_names.py  what XLA110 reads: the legacy types and dtypes, sizes or data, the bindings
 #   run_time_device.py  XLA111 run-time-device
