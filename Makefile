@@ -13,7 +13,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[verify,dev]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[verify,dev,frameworks]'
 	touch $(STAMP)
 
 # Migrate the bundled GPU example into a temporary folder (the diff and the findings),

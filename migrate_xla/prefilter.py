@@ -69,7 +69,10 @@ def patterns_of(rule) -> tuple[tuple[re.Pattern[str], ...], tuple[re.Pattern[str
 # ``torchvision``), CUDA (``.cuda()``, ``"cuda:0"``, ``CUDA_VISIBLE_DEVICES``), an NVIDIA
 # library (NCCL, apex, Triton, NVTX, CuPy, NVML, ``nvidia-smi``, GPUtil), pinned memory, or
 # calls autograd (``loss.backward()``: a project's training helper handed its model and
-# device); a file that names this tool's codes (a noqa comment for XLA201) is about the tool.
+# device), or a training framework that places the model itself (Lightning, Hugging Face's
+# ``TrainingArguments`` and ``from_pretrained``, Accelerate's ``Accelerator``: a script of pure
+# framework code may never spell torch); a file that names this tool's codes (a noqa comment
+# for XLA201) is about the tool.
 # Rules that match calls by shape (``.step(``, ``x[mask]``, ``.to(rank)``, ``print(``)
 # would otherwise wake in any file: most files of a repository name none of these words,
 # and none of them is then parsed (nor LibCST imported). tests/test_prefilter.py checks
@@ -90,6 +93,10 @@ GATE = (
     ".backward(",
     "XLA",
     "xla-migrate",
+    "lightning",
+    "TrainingArguments",
+    "from_pretrained",
+    "Accelerator",
 )
 
 

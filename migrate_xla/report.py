@@ -393,13 +393,15 @@ def rules_page() -> str:
         anchor = f"{rule.CODE}-{rule.NAME}".lower()
         summary = _md_text(rule.SUMMARY).replace("|", "\\|")
         lines.append(f"| [{rule.CODE}](#{anchor}) | {rule.NAME} | {rule.FIX or '-'} | {rule.SEVERITY} | {summary} |")
-    family = None
+    # each family once, in the order of its first code (cuda_only's XLA899 follows its XLA8xx,
+    # not the frameworks' XLA82x)
+    families: dict[str, list] = {}
     for rule in rules:
-        if registry.family(rule) != family:
-            family = registry.family(rule)
-            doc = registry.family_doc(rule)
-            lines += ["", f"## {rule.CODE[:4]}xx {family}", "", _md_text(doc)]
-        lines += ["", explain(rule, markdown=True).rstrip("\n")]
+        families.setdefault(registry.family(rule), []).append(rule)
+    for family, members in families.items():
+        lines += ["", f"## {members[0].CODE[:4]}xx {family}", "", _md_text(registry.family_doc(members[0]))]
+        for rule in members:
+            lines += ["", explain(rule, markdown=True).rstrip("\n")]
     return "\n".join(lines) + "\n"
 
 

@@ -295,7 +295,11 @@ def test_rewriter_does_not_import_torch():
         ("import torch\nimport timm.utils as tu\nsc = tu.ApexScaler()\n", "XLA811"),
         ("import torch\nfrom timm import data as td\nld = td.loader.PrefetchLoader(dl)\n", "XLA811"),
         ("import torch\nimport flash_attn.flash_attn_interface as fa\ny = fa.flash_attn_func(q, k, v)\n", "XLA811"),
-        ("import torch\nimport lightning as Li\nt = Li.Trainer(precision='16-mixed')\n", "XLA811"),
+        ("import torch\nimport lightning as Li\nt = Li.Trainer(precision='16-mixed')\n", "XLA821"),
+        ("import lightning.pytorch as lp\nt = lp.Trainer(accelerator='gpu')\n", "XLA820"),
+        ("from lightning import fabric as lf\nf = lf.Fabric(accelerator='cuda')\n", "XLA820"),
+        ("import transformers as tf\na = tf.TrainingArguments('out', fp16=True)\n", "XLA824"),
+        ("import accelerate as acc\na = acc.Accelerator(mixed_precision='fp16')\n", "XLA826"),
         # XLA111: a Hydra or OmegaConf config's device, the config known through an alias
         ("import torch\nimport hydra as h\n@h.main(config_path='c')\ndef run(c):\n    x.to(c.device)\n", "XLA111"),
         (

@@ -249,6 +249,13 @@ def example_args(example: Path) -> list[str]:
     return shlex.split(found.group(1)) if found else []
 
 
+def example_runtimes(example: Path) -> list[str]:
+    """The runtimes an example verifies on: its ``# verify-runtimes: ...`` line (a Lightning example:
+    torch-xla only, lightning 2.6 having no TorchTPU accelerator), else both."""
+    found = re.search(r"^# verify-runtimes: ([\w\- ,]+?)(?:  \(|$)", example.read_text(), re.MULTILINE)
+    return [r.strip() for r in found.group(1).replace(",", " ").split()] if found else ["torch-xla", "torch-tpu"]
+
+
 def example_settings(example: Path) -> dict:
     """An example's ``# verify-unsafe-fixes`` line: it keeps its losses only with the unsafe
     fixes (the workaround of a torch_xla defect, XLA9xx: docs/runtime_defects.md), or runs on

@@ -22,7 +22,7 @@ from migrate_xla.run import migrate_code, options_for
 from migrate_xla.verify import Settings, VerifyError, verify
 from migrate_xla.verify.compare import TPU_EMULATION_SCOPE
 from migrate_xla.verify.harness import _instrumentation, record_reference, runtime_of, tpu_facts
-from test_verify import example_args, example_settings
+from test_verify import example_args, example_runtimes, example_settings
 
 SCRIPTS = ROOT / "tests" / "scripts"
 TINY = SCRIPTS / "tiny_mlp.py"
@@ -213,6 +213,8 @@ def test_an_example_migrated_to_torch_tpu_by_the_tool_keeps_its_losses(tmp_path)
 def test_every_example_migrated_to_torch_tpu_keeps_loss_parity_under_emulation(example, tmp_path, monkeypatch):
     """Issue 24: every example migrated with --runtime torch-tpu verifies `match` (the examples'
     own arguments and settings, as on CPU PJRT: test_verify.py)."""
+    if "torch-tpu" not in example_runtimes(example):
+        pytest.skip(f"{example.name} runs on PyTorch/XLA only (its '# verify-runtimes:' line)")
     monkeypatch.chdir(tmp_path)  # what the examples write (samples, checkpoints) lands here
     result = verify(example, example_args(example), Settings(steps=8, **TPU, **example_settings(example)))
     assert result.verdict == "match", result.message + result.migrated.stderr_tail

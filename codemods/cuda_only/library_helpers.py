@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.cuda_only.common import GUIDE, TPU_AMP_GUIDE, TPU_GUIDE, CudaOnlyApi
-from migrate_xla.rule import EQUAL, SAFE, call_arg, code_of, snippet, string_value, words
+from migrate_xla.rule import EQUAL, SAFE, call_arg, code_of, snippet, words
 
 AMP_GUIDE = "https://docs.pytorch.org/xla/master/perf/amp.html"
 SDPA = "`torch.nn.functional.scaled_dot_product_attention`"
@@ -19,18 +19,6 @@ TIMM_LOADERS = {
     "timm.data.PrefetchLoader": "PrefetchLoader",
     "timm.data.loader.PrefetchLoader": "PrefetchLoader",
 }
-ACCELERATE = frozenset({"accelerate.Accelerator", "accelerate.accelerator.Accelerator"})
-LIGHTNING_TRAINERS = frozenset(
-    f"{package}{module}.Trainer"
-    for package in ("pytorch_lightning", "lightning", "lightning.pytorch")
-    for module in ("", ".trainer", ".trainer.trainer")
-)
-HF_ARGUMENTS = frozenset(
-    f"transformers{module}.{name}"
-    for name in ("TrainingArguments", "Seq2SeqTrainingArguments")
-    for module in ("", ".training_args", ".training_args_seq2seq")
-)
-HALF_PRECISIONS = {"16", "16-mixed", "16-true"}
 
 
 class LibraryCudaHelper(CudaOnlyApi):
@@ -48,14 +36,10 @@ class LibraryCudaHelper(CudaOnlyApi):
     =False``, and the batches moved to the device in the loop, as timm's train.py does
     without its prefetcher).
     Flagged, with the counterpart each message names: timm's ``ApexScaler`` (``apex.amp``:
-    no loss scaler under bfloat16); mixed precision in float16 chosen by an argument of a
-    trainer library (``accelerate.Accelerator(mixed_precision="fp16")`` -> ``"bf16"``,
-    Lightning's ``Trainer(precision=16)`` / ``"16-mixed"`` -> ``"bf16-mixed"``, GPUs chosen
-    with ``accelerator="gpu"`` or ``gpus=`` -> ``accelerator="tpu"``, ``transformers``'
-    ``TrainingArguments(fp16=True)`` -> ``bf16=True``): the library builds a CUDA
-    GradScaler from it; and the CUDA kernel libraries ``bitsandbytes`` (8-bit optimizers),
-    ``xformers`` and ``flash_attn`` (attention kernels) and ``deepspeed``. Apex itself is
-    XLA807's.
+    no loss scaler under bfloat16); and the CUDA kernel libraries ``bitsandbytes`` (8-bit
+    optimizers), ``xformers`` and ``flash_attn`` (attention kernels) and ``deepspeed``. Apex
+    itself is XLA807's; the training frameworks' arguments (Lightning, Hugging Face,
+    Accelerate) are the frameworks family's (XLA82x).
 
     Under ``--runtime torch-tpu`` the loader gets ``device=torch.device("tpu")`` (the run's
     device), and the messages name TorchTPU's counterparts: ``torch.autocast('tpu',
@@ -66,8 +50,8 @@ class LibraryCudaHelper(CudaOnlyApi):
     CODE = "XLA811"
     NAME = "library-cuda-helper"
     SUMMARY = (
-        "CUDA-bound library helpers: timm's prefetching loader gets the XLA device; ApexScaler, float16 "
-        "trainer options, bitsandbytes, xformers, flash_attn and deepspeed are flagged with what to use"
+        "CUDA-bound library helpers: timm's prefetching loader gets the XLA device; ApexScaler, "
+        "bitsandbytes, xformers, flash_attn and deepspeed are flagged with what to use"
     )
     FIX = SAFE
     TRIGGERS = (
@@ -75,10 +59,6 @@ class LibraryCudaHelper(CudaOnlyApi):
             "create_loader",
             "PrefetchLoader",
             "ApexScaler",
-            "Accelerator",
-            "Trainer",
-            "TrainingArguments",
-            "Seq2SeqTrainingArguments",
             "bitsandbytes",
             "xformers",
             "flash_attn",
@@ -133,12 +113,6 @@ class LibraryCudaHelper(CudaOnlyApi):
         name = self.qualname(original.func)
         if name in TIMM_LOADERS:
             return self._loader_device(original, updated, TIMM_LOADERS[name])
-        if name in ACCELERATE:
-            self._flag_option(original, "mixed_precision", ("fp16",), '`mixed_precision="bf16"`', "Accelerator")
-        elif name in LIGHTNING_TRAINERS:
-            self._flag_lightning(original)
-        elif name in HF_ARGUMENTS:
-            self._flag_option(original, "fp16", ("True",), "`bf16=True`", "TrainingArguments")
         return updated
 
     def _loader_device(self, original: cst.Call, updated: cst.Call, what: str):
@@ -164,47 +138,4 @@ class LibraryCudaHelper(CudaOnlyApi):
             "and calls `.cuda()`, pass `use_prefetcher=False` and move the batches to the device in the loop "
             f"instead); see {GUIDE if api.lazy else TPU_GUIDE}",
             imports=list(api.imports),
-        )
-
-    def _flag_option(self, call: cst.Call, keyword: str, half: tuple[str, ...], instead: str, what: str) -> None:
-        arg = call_arg(call, None, keyword)
-        if arg is not None and (code_of(arg.value) in half or string_value(arg.value) in half):
-            tpu = self.ctx.runtime != "torch-xla"
-            self.flag(
-                call,
-                f"`{keyword}={code_of(arg.value)}` makes {what} autocast in float16 with a CUDA GradScaler: on "
-                f"{'TPU' if tpu else 'XLA'} use {instead}, which needs no loss scaling; "
-                f"see {TPU_AMP_GUIDE if tpu else AMP_GUIDE}",
-            )
-
-    def _flag_lightning(self, call: cst.Call) -> None:
-        xla = self.ctx.runtime == "torch-xla"
-        problems = []
-        precision = call_arg(call, None, "precision")
-        if precision is not None and (
-            code_of(precision.value) in HALF_PRECISIONS or string_value(precision.value) in HALF_PRECISIONS
-        ):
-            problems.append(
-                f'`precision={code_of(precision.value)}` (float16 with a CUDA GradScaler) -> `"bf16-mixed"`'
-            )
-        accelerator = call_arg(call, None, "accelerator")
-        gpus = call_arg(call, None, "gpus")
-        # Lightning's accelerator="tpu" is PyTorch/XLA's: a TorchTPU run has no Lightning accelerator to name
-        if accelerator is not None and string_value(accelerator.value) in ("gpu", "cuda"):
-            problems.append(f"`accelerator={code_of(accelerator.value)}`" + (' -> `accelerator="tpu"`' if xla else ""))
-        if gpus is not None:
-            problems.append(f"`gpus={code_of(gpus.value)}`" + (' -> `accelerator="tpu", devices=...`' if xla else ""))
-        if not problems:
-            return
-        if xla:
-            advice = "Lightning runs on XLA devices itself, so let it place the model and data"
-        else:
-            advice = (
-                "Lightning's TPU accelerator runs on PyTorch/XLA, not TorchTPU: migrate this script with "
-                f"`--runtime torch-xla`, or train without the Trainer on `{self.ctx.api.device}`"
-            )
-        self.flag(
-            call,
-            f"Lightning's Trainer is set up for CUDA GPUs: {'; '.join(problems)}; {advice}; see "
-            "https://lightning.ai/docs/pytorch/stable/accelerators/tpu.html",
         )

@@ -40,6 +40,7 @@ This package's ``__init__`` wires the parts, one module a concern:
 - ``emulation``: a device emulated on the CPU, what CUDA and TorchTPU share;
   ``cuda_emulation`` and ``tpu_emulation``: each device's own;
 - ``xla_metrics``: torch_xla's metrics in the XLA run;
+- ``frameworks``: in the XLA run on CPU PJRT, Lightning's "tpu" accelerator admitted;
 - ``shared``: what several of them share.
 It imports torch and the standard library only: the harness copies the package alone
 onto the children's PYTHONPATH (harness._instrumentation).
@@ -58,6 +59,7 @@ from torch.overrides import TorchFunctionMode
 from .cuda_emulation import _install_cuda_shim
 from .emulation import EmulationMode
 from .float64 import Float64Mode, _conv_budget, _install_float64
+from .frameworks import _install_framework_admission
 from .hooks import _install_hooks, _write_record_on_sigterm
 from .op_records import OpRecorder, _record_ops
 from .recorder import Recorder, _watch_modules
@@ -110,6 +112,8 @@ def install() -> None:
         _install_cuda_shim(float64=bool(config.get("float64")))
     elif emulated is not None:
         _install_tpu_shim(config["tpu_api"])
+    elif config["role"] == "migrated":
+        _install_framework_admission(recorder)  # Lightning's "tpu" accelerator on CPU PJRT (frameworks.py)
     if config.get("seed") is not None:
         _seed_everything(recorder, config["seed"])
     _install_hooks(recorder)

@@ -1,14 +1,11 @@
-"""Library helpers bound to CUDA: timm's prefetching loaders, timm's ApexScaler, float16 options
-of trainer libraries, CUDA kernel libraries. [XLA811]"""
+"""Library helpers bound to CUDA: timm's prefetching loaders, timm's ApexScaler, CUDA kernel
+libraries (the training frameworks' arguments are fixtures/frameworks/'s). [XLA811]"""
 
 import torch
-from accelerate import Accelerator
-import lightning.pytorch as L
 import bitsandbytes as bnb
 from flash_attn import flash_attn_func
 from timm.data import PrefetchLoader, create_loader
 from timm.utils import ApexScaler
-from transformers import TrainingArguments
 from xformers.ops import memory_efficient_attention
 import torch_xla
 
@@ -31,17 +28,9 @@ def build_loaders(args, dataset_train, dataset_eval):
 def setups(model):
     # TODO(xla-migrate): XLA811 `ApexScaler` is timm's apex loss scaler: `apex.amp` does not exist on XLA, and bfloat16 needs no loss scaling: use no scaler (`loss_scaler = None`, with `torch.autocast('xla', dtype=torch.bfloat16)`); XLA407 converts its calls; see https://docs.pytorch.org/xla/master/perf/amp.html
     loss_scaler = ApexScaler()
-    # TODO(xla-migrate): XLA811 `mixed_precision="fp16"` makes Accelerator autocast in float16 with a CUDA GradScaler: on XLA use `mixed_precision="bf16"`, which needs no loss scaling; see https://docs.pytorch.org/xla/master/perf/amp.html
-    accelerator = Accelerator(mixed_precision="fp16", gradient_accumulation_steps=2)
-    # TODO(xla-migrate): XLA811 Lightning's Trainer is set up for CUDA GPUs: `precision="16-mixed"` (float16 with a CUDA GradScaler) -> `"bf16-mixed"`; `accelerator="gpu"` -> `accelerator="tpu"`; Lightning runs on XLA devices itself, so let it place the model and data; see https://lightning.ai/docs/pytorch/stable/accelerators/tpu.html
-    trainer = L.Trainer(accelerator="gpu", devices=2, precision="16-mixed", max_epochs=3)
-    # TODO(xla-migrate): XLA811 Lightning's Trainer is set up for CUDA GPUs: `precision=16` (float16 with a CUDA GradScaler) -> `"bf16-mixed"`; `gpus=1` -> `accelerator="tpu", devices=...`; Lightning runs on XLA devices itself, so let it place the model and data; see https://lightning.ai/docs/pytorch/stable/accelerators/tpu.html
-    legacy = L.Trainer(gpus=1, precision=16)
-    # TODO(xla-migrate): XLA811 `fp16=True` makes TrainingArguments autocast in float16 with a CUDA GradScaler: on XLA use `bf16=True`, which needs no loss scaling; see https://docs.pytorch.org/xla/master/perf/amp.html
-    hf_args = TrainingArguments(output_dir="out", fp16=True, per_device_train_batch_size=8)
     # TODO(xla-migrate): XLA811 `bnb.optim.AdamW8bit` is bitsandbytes, whose 8-bit optimizers and quantized layers are CUDA kernels: use `torch.optim.AdamW` / `torch.nn.Linear` (bfloat16 keeps the memory low); see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
     optimizer = bnb.optim.AdamW8bit(model.parameters(), lr=1e-3)
-    return loss_scaler, accelerator, trainer, legacy, hf_args, optimizer
+    return loss_scaler, optimizer
 
 
 def attend(q, k, v, causal):
