@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 import libcst as cst
 
 from migrate_xla.rule import Import, dotted_name
-from migrate_xla.tree import TRIVIA, children, lines_left_by
+from migrate_xla.tree import lines_left_by, name_uses
 
 
 def apply_imports(
@@ -145,22 +145,6 @@ def _imports_torch(statement: cst.CSTNode) -> bool:
     not by what they do, so that a slice (whose skipped statements are placeholders) puts
     the imports where the whole file does."""
     return any(spec.module.split(".")[0].startswith("torch") for spec in _imports_of(statement))
-
-
-def name_uses(module: cst.Module) -> Counter:
-    """How often each name is used as a name (not as ``.attribute``) outside imports."""
-    uses: Counter = Counter()
-    stack: list[cst.CSTNode] = [module]
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        if kind is cst.Name:
-            uses[node.value] += 1
-        elif kind is cst.Attribute:
-            stack.append(node.value)  # its attr is a name, not a use of one
-        elif kind is not cst.Import and kind is not cst.ImportFrom:
-            stack.extend([child for child in children(node) if type(child) not in TRIVIA])  # no name in layout
-    return uses
 
 
 def _remove_unused(module: cst.Module, specs: list[Import], elsewhere: Counter) -> cst.Module:

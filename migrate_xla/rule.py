@@ -23,6 +23,7 @@ from typing import ClassVar
 
 import libcst as cst
 
+from migrate_xla import xla_ops  # noqa: F401 (the rules' names: what the installed torch_xla can run, generated)
 from migrate_xla.findings import (  # noqa: F401 (the rules' names)
     CELL_NOT_MIGRATED,
     CUDA_REFERENCE_LEFT,
@@ -36,7 +37,7 @@ from migrate_xla.findings import (  # noqa: F401 (the rules' names)
 from migrate_xla.removed_lines import drop_removed_lines, is_removed  # noqa: F401 (the rules' names)
 from migrate_xla.runtimes import PL, RUNTIME, TORCH, TORCH_XLA, XM, XR, Import, Runtime  # noqa: F401 (the rules' names)
 from migrate_xla.settings import Settings
-from migrate_xla.tree import NODE_TYPES, TRIVIA, children, codegen, subclasses  # noqa: F401 (the rules' names)
+from migrate_xla.tree import NODE_TYPES, TRIVIA, children, codegen, name_uses, subclasses  # noqa: F401 (the rules' names)
 
 TODO_PREFIX = "# TODO(xla-migrate): "
 

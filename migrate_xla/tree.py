@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+from collections import Counter
 from collections.abc import Callable
 from contextlib import contextmanager, nullcontext
 from functools import cache
@@ -459,3 +460,19 @@ def lines_left_by(leading_lines) -> list[cst.EmptyLine]:
     while end and leading_lines[end - 1].comment is not None:
         end -= 1
     return list(leading_lines[:end])
+
+
+def name_uses(module: cst.Module) -> Counter:
+    """How often each name is used as a name (not as ``.attribute``) outside imports."""
+    uses: Counter = Counter()
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.Name:
+            uses[node.value] += 1
+        elif kind is cst.Attribute:
+            stack.append(node.value)  # its attr is a name, not a use of one
+        elif kind is not cst.Import and kind is not cst.ImportFrom:
+            stack.extend([child for child in children(node) if type(child) not in TRIVIA])  # no name in layout
+    return uses
