@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test test-fast lint bench docs tpu-api sweep clean
+.PHONY: venv demo test test-fast lint bench docs tpu-api xla-ops sweep clean
 
 venv: $(STAMP)
 
@@ -62,6 +62,12 @@ tpu-api: $(STAMP)
 	$(BIN)/python -m pip download torch-tpu==$(TORCH_TPU) --no-deps --only-binary :all: \
 		--python-version 3.11 --platform manylinux_2_31_x86_64 -d "$$wheels" && \
 	$(BIN)/python -m migrate_xla.make_tpu_api "$$wheels"/torch_tpu-*.whl
+
+# Regenerates migrate_xla/xla_ops.py (what the installed torch_xla can run of the sparse-tensor
+# APIs XLA902 handles: its dispatch registrations, the APIs' aten operators) from the installed
+# torch and torch_xla (tests/test_xla_ops.py checks that it is current).
+xla-ops: $(STAMP)
+	$(BIN)/python -m migrate_xla.make_xla_ops
 
 # Migrate every file of the installed torch and torch_xla packages (safe and unsafe fixes)
 # into a temporary folder: no crash, every written file compiles, a second run changes nothing.

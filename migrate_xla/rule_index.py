@@ -84,4 +84,5 @@ RULES = (
     ('XLA826', ('single', 'multiprocess', 'spmd'), ('(?:Accelerator(?<!\\wAccelerator))\\b',), ('(?:accelerate(?<!\\waccelerate))\\b',), ('torch-xla', 'torch-tpu')),
     ('XLA899', ('single', 'multiprocess', 'spmd'), ('cud(?<!\\wcud)(?:a|nn\\b)',), (), ('torch-xla', 'torch-tpu')),
     ('XLA901', ('single', 'multiprocess', 'spmd'), ('(?:CELU(?<!\\wCELU)|ELU(?<!\\wELU)|SELU(?<!\\wSELU)|celu(?<!\\wcelu)|elu(?<!\\welu)|selu(?<!\\wselu))\\b',), (), ('torch-xla',)),
+    ('XLA902', ('single', 'multiprocess', 'spmd'), ('(?:sparse(?<!\\wsparse)|hspmm(?<!\\whspmm)|smm(?<!\\wsmm)|sparse_coo_tensor(?<!\\wsparse_coo_tensor)|sparse_csc_tensor(?<!\\wsparse_csc_tensor)|sparse_csr_tensor(?<!\\wsparse_csr_tensor)|spmm(?<!\\wspmm)|sspaddmm(?<!\\wsspaddmm)|to_sparse(?<!\\wto_sparse)|to_sparse_coo(?<!\\wto_sparse_coo)|to_sparse_csc(?<!\\wto_sparse_csc)|to_sparse_csr(?<!\\wto_sparse_csr))\\b',), (), ('torch-xla',)),
 )
