@@ -19,6 +19,8 @@ forward pass without loss scaling (XLA408).
 #   run_time_dtype.py   XLA406 run-time-amp-dtype
 #   library_scaler.py   XLA407 library-loss-scaler
 #   apex_amp.py         XLA408 apex-amp
+#   apex_plan.py        what XLA408 decides about a file: the apex calls it answers for, the forward passes
+#   apex_conversions.py what apex's blocks and calls become without it (XLA408 applies them)
 #   scaler_analysis.py  what a file does with its GradScalers (XLA402-XLA404 share it)
 #   dtype_choices.py    where an autocast's dtype is chosen (XLA401 and XLA405 share it)
 #   walk.py             the walk both analyses make

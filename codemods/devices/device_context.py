@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from codemods.shared.statements import unwrap_block
 from migrate_xla.rule import CUDA_WORD, SAFE, Rule, names_trigger, snippet
 
 CONTEXTS = ("torch.cuda.device", "torch.cuda.device_of")
@@ -53,14 +54,7 @@ class CudaDeviceContext(Rule):
             last = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
             replacement = updated.with_changes(items=[*kept[:-1], last])
             return self.replace(original, updated, replacement, message, drop_if_unused=drops)
-        body = updated.body
-        if isinstance(body, cst.SimpleStatementSuite):
-            statements: list[cst.BaseStatement] = [cst.SimpleStatementLine(body=body.body)]
-        else:
-            statements = list(body.body)
-        above = list(updated.leading_lines)
-        if isinstance(body, cst.IndentedBlock) and body.header.comment is not None:  # with ...:  # comment
-            above.append(cst.EmptyLine(comment=body.header.comment))
+        statements, above = unwrap_block(updated)
         if all(_is_pass(s) for s in statements):  # with torch.cuda.device(0): pass
             return self.replace(original, updated, cst.RemovalSentinel.REMOVE, message, drop_if_unused=drops)
         statements[0] = statements[0].with_changes(leading_lines=[*above, *statements[0].leading_lines])

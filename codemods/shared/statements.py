@@ -1,5 +1,5 @@
 """Statement shapes several families test for: an import line, a line that is one call, a docstring; a carried
-name, a dotted name, the names assignments bind."""
+name, a dotted name, the names assignments bind; the lines of a ``with``'s block once the ``with`` goes."""
 
 from __future__ import annotations
 
@@ -25,6 +25,21 @@ def call_of(statement: cst.BaseStatement) -> cst.Call | None:
         if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
             return small.value
     return None
+
+
+def unwrap_block(statement: cst.With) -> tuple[list[cst.BaseStatement], list[cst.EmptyLine]]:
+    """The statements of a ``with``'s block as lines of the block around it, and the lines that
+    go above the first of them when the ``with`` goes: its own and its header's comment
+    (devices' XLA112, amp's XLA408)."""
+    body = statement.body
+    if isinstance(body, cst.SimpleStatementSuite):
+        statements: list[cst.BaseStatement] = [cst.SimpleStatementLine(body=body.body)]
+    else:
+        statements = list(body.body)
+    above = list(statement.leading_lines)
+    if isinstance(body, cst.IndentedBlock) and body.header.comment is not None:  # with ...:  # comment
+        above.append(cst.EmptyLine(comment=body.header.comment))
+    return statements, above
 
 
 def is_docstring(statement: cst.BaseStatement) -> bool:
