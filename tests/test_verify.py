@@ -276,6 +276,69 @@ def test_every_example_keeps_loss_parity_on_cpu_pjrt(example, tmp_path, monkeypa
     assert not [finding for finding in result.diagnosis if finding.blocking]
 
 
+COMPILED_GPT = FIXTURES / "examples" / "compiled_gpt.py"
+
+
+def compile_line(script: Path) -> int:
+    """The line of ``script`` that compiles its model."""
+    return next(n for n, text in enumerate(script.read_text().splitlines(), 1) if "= torch.compile(" in text)
+
+
+@pytest.mark.slow
+def test_a_model_compiled_on_inductor_is_an_error_naming_xla810_at_its_torch_compile_line(tmp_path, monkeypatch):
+    """Issue 30 item 2: a nanoGPT-style `model = torch.compile(model)` crashed both runs in Dynamo
+    under verify's forward hook. Now the reference trains (compiled code runs eagerly there), and
+    the default migration, which holds XLA810's fix back, fails as it fails without verify:
+    inductor cannot compile for XLA; the report names XLA810 at the torch.compile line."""
+    monkeypatch.chdir(tmp_path)
+    result = verify(COMPILED_GPT, [], Settings(steps=4))
+    assert result.verdict == "error"
+    assert len(result.reference.losses) == 4 and not result.reference.error, result.reference.stderr_tail
+    assert "already tracked for mutation" not in result.reference.stderr_tail + result.migrated.stderr_tail
+    crash = next(f for f in result.diagnosis if f.kind == "crash")
+    assert crash.rule == "XLA810", crash.message
+    assert (Path(crash.file).name, crash.line) == (COMPILED_GPT.name, compile_line(COMPILED_GPT)), crash.message
+    assert "inductor" in crash.message
+    [note] = [f for f in result.diagnosis if f.kind == "compiled"]  # what the reference made of it
+    assert "the reference ran it eagerly" in note.message and "migrated" not in note.message
+    assert result.reference.compiled == [
+        {
+            "file": str(COMPILED_GPT),
+            "line": compile_line(COMPILED_GPT),
+            "backend": "inductor",
+            "ran": "eagerly",
+            "why": "inductor's CPU code is not what a GPU runs; torch.compile keeps the eager result",
+        }
+    ]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dropout", ["0.0", "0.1"])
+def test_a_model_compiled_with_openxla_runs_dynamo_under_verify_and_matches(tmp_path, monkeypatch, dropout):
+    """With XLA810's fix (--unsafe-fixes) the migrated run compiles with openxla for real, under
+    the instrumentation (float64 mode traced, the forward hook a no-op while Dynamo traces);
+    dropout masks are drawn eagerly at each call, outside the graphs, so both runs draw alike."""
+    monkeypatch.chdir(tmp_path)
+    result = verify(COMPILED_GPT, ["--dropout", dropout], Settings(steps=4, unsafe_fixes=True))
+    assert result.verdict == "match", result.message + result.migrated.stderr_tail
+    assert result.tolerance_source.startswith("float64")
+    [site] = result.migrated.compiled
+    assert (Path(site["file"]).name, site["line"], site["backend"], site["ran"]) == (
+        COMPILED_GPT.name,
+        compile_line(COMPILED_GPT),
+        "openxla",
+        "compiled",
+    )
+    assert result.reference.compiled[0]["ran"] == "eagerly"
+    # the models as the script built them, not torch.compile's wrapper or the compiler's graphs
+    assert result.reference.parameters == result.migrated.parameters
+    assert result.migrated.parameters["models"] == ["GPT"]
+    assert result.migrated.compilations  # XLA compiled what Dynamo handed it
+    [note] = [f for f in result.diagnosis if f.kind == "compiled"]
+    assert "the reference ran it eagerly" in note.message and "compiled it with openxla" in note.message
+    assert not note.blocking
+
+
 MNIST = FIXTURES / "examples" / "mnist_cnn.py"
 SHORT_MNIST = ["--epochs", "1", "--train-size", "128"]
 

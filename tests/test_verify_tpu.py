@@ -100,6 +100,33 @@ def test_torch_tpu_calls_run_under_emulation(precision):
         assert 0 < result.max_rel_diff < 5e-2
 
 
+COMPILED_GPT = ROOT / "fixtures" / "examples" / "compiled_gpt.py"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("unsafe_fixes", [False, True], ids=["held-back", "tpu-backend"])
+def test_a_compiled_model_under_torch_tpu_runs_eagerly_or_names_xla810(tmp_path, monkeypatch, unsafe_fixes):
+    """Issue 30 item 2 under TorchTPU: backend="tpu" (XLA810's fix) runs eagerly in the emulation,
+    as compiled code does in the reference, and the report says so; inductor, where the fix was
+    held back, compiles GPU or CPU code, not TPU code: the emulation refuses it at the
+    torch.compile line, and the report names XLA810 there."""
+    monkeypatch.chdir(tmp_path)
+    result = verify(COMPILED_GPT, [], Settings(steps=3, unsafe_fixes=unsafe_fixes, **TPU))
+    line = next(n for n, text in enumerate(COMPILED_GPT.read_text().splitlines(), 1) if "= torch.compile(" in text)
+    assert len(result.reference.losses) == 3, result.reference.stderr_tail
+    if unsafe_fixes:
+        assert result.verdict == "match", result.message + result.migrated.stderr_tail
+        assert [(s["backend"], s["ran"]) for s in result.migrated.compiled] == [("tpu", "eagerly")]
+        [note] = [f for f in result.diagnosis if f.kind == "compiled"]
+        assert "the migrated run ran it eagerly (backend tpu: TorchTPU's compiler needs a TPU" in note.message
+        assert note.line == line
+    else:
+        assert result.verdict == "error"
+        crash = next(f for f in result.diagnosis if f.kind == "crash")
+        assert crash.rule == "XLA810" and (Path(crash.file).name, crash.line) == (COMPILED_GPT.name, line)
+        assert "not TPU code" in crash.message
+
+
 @pytest.mark.slow
 def test_torch_xla_in_a_torch_tpu_migration_is_a_clear_crash(tmp_path, tiny_trace):
     """TorchTPU needs torch >= 2.11, which no torch_xla release pairs with: the emulated run has none."""

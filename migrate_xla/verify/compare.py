@@ -122,6 +122,8 @@ class Run:
     float64_cost: int | None = None  # stopped in float64: multiply-adds in convolutions past the budget
     cpu_fallback_ops: dict[str, int] = field(default_factory=dict)
     runtime: str | None = None  # the migrated run's: torch-xla, or torch-tpu (emulated on the CPU)
+    # each torch.compile call: file, line, backend, how it ran ("eagerly", "compiled", "refused"; child/compiled.py)
+    compiled: list[dict] = field(default_factory=list)
 
     @property
     def emulates_tpu(self) -> bool:
@@ -162,6 +164,8 @@ class Result:
                     executions=r.executions,
                     cpu_fallback_ops=r.cpu_fallback_ops,
                 )
+            if r.compiled:
+                out["compiled"] = r.compiled
             if r.error:
                 out["error"] = r.error
             return out

@@ -24,10 +24,21 @@ CUDA_LEFT_RULE = "XLA899"
 CUDA_LEFT = re.compile(
     r"NVIDIA driver|not compiled with CUDA|CUDA_VISIBLE_DEVICES|cuda.*(not available|unavailable)", re.I
 )
+COMPILE_RULE = "XLA810"
+# torch.compile with a backend for GPUs and CPUs where XLA810's fix was held back: inductor
+# failing on XLA tensors, or refused by the TorchTPU emulation (child/compiled.py)
+GPU_COMPILE = re.compile(r"torch\._inductor|InductorError|compiles GPU \(Triton\) or CPU code")
+GPU_BACKENDS = ("inductor", "cudagraphs")
 # How a migrated run fails on code the migration reported and left for a person: the
 # exception, what it means, the rule whose finding says what to write instead.
 KNOWN_CRASHES = (
     (CUDA_LEFT, "CUDA code left in the migration (see `xla-migrate --check`)", CUDA_LEFT_RULE),
+    (
+        GPU_COMPILE,
+        "torch.compile with inductor, which compiles for GPUs and CPUs, not for the target device: XLA810's "
+        "fix (held back; --unsafe-fixes applies it) compiles with the runtime's backend",
+        COMPILE_RULE,
+    ),
     (
         re.compile(r"Couldn't swap \S*weight_[gv]"),
         "a module with the hook-based weight_norm moved with parameters swapped on conversion (XLA109)",
@@ -94,6 +105,7 @@ def diagnose(result) -> list[Finding]:
                 rule="XLA7",
             )
         )
+    findings += _compiled(ref, mig)
     if ref.seeded_by_script == [] and result.seed is not None:
         findings.append(
             Finding(
@@ -405,6 +417,34 @@ def _built_its_model(run) -> bool:
     return not run.error or bool(run.losses)
 
 
+def _compiled(ref, mig) -> list[Finding]:
+    """How each run ran what the script compiles with torch.compile (child/compiled.py): the
+    reference eagerly; the migrated run of a PyTorch/XLA migration with Dynamo and its backend."""
+    findings = []
+    ref_sites, mig_sites = getattr(ref, "compiled", []), getattr(mig, "compiled", [])
+    for index in range(max(len(ref_sites), len(mig_sites))):
+        site = ref_sites[index] if index < len(ref_sites) else mig_sites[index]
+        parts = []
+        for run, sites in (("the reference", ref_sites), ("the migrated run", mig_sites)):
+            how = sites[index] if index < len(sites) else None
+            if how is None or how.get("ran") == "refused":
+                continue  # the crash says it
+            if sites is mig_sites and how.get("backend") in GPU_BACKENDS and mig.error:
+                continue  # inductor on the target device: the crash says it
+            if how.get("ran") == "eagerly":
+                parts.append(f"{run} ran it eagerly (backend {how.get('backend')}: {how.get('why')})")
+            else:
+                why = "; ".join(
+                    filter(None, [how.get("why") or "Dynamo", how.get("fullgraph") and "fullgraph relaxed"])
+                )
+                parts.append(f"{run} compiled it with {how.get('backend')} ({why})")
+        if parts:
+            where = f" at {site['file']}:{site['line']}" if site.get("file") else ""
+            message = f"torch.compile{where}: {'; '.join(parts)}"
+            findings.append(Finding("compiled", message, file=site.get("file"), line=site.get("line")))
+    return findings
+
+
 def _crash(run) -> list[Finding]:
     """A run that failed with a traceback: the exception and the user's line it left; for the
     migrated run, also what XLA compiled until then."""
@@ -434,6 +474,11 @@ def _crash(run) -> list[Finding]:
         if pattern.search(site.get("exception", "")):
             compiled, rule = f"{compiled}: {meaning}", code
             break
+    if rule == COMPILE_RULE:  # at the torch.compile line that the fix was held back from
+        held = [c for c in getattr(run, "compiled", []) if c.get("backend") in GPU_BACKENDS and c.get("file")]
+        if held:
+            file, line = held[0]["file"], held[0]["line"]
+            compiled += f" (torch.compile at {file}:{line})"
     return [
         Finding("crash", f"the {run.role} run crashed {' '.join(parts)}{compiled}", file=file, line=line, rule=rule)
     ]

@@ -186,6 +186,7 @@ def verify(
         runs["migrated"].ops_by_step = [in_user_files(ops, originals) for ops in runs["migrated"].ops_by_step]
         if runs["migrated"].crash_site is not None:
             runs["migrated"].crash_site = in_user_files([runs["migrated"].crash_site], originals)[0]
+        runs["migrated"].compiled = in_user_files(runs["migrated"].compiled, originals)
         reference = runs["reference"] if trace is None else trace["run"]
         result = compare(
             reference,
@@ -612,6 +613,7 @@ def _merge_records(run: Run, folder: Path) -> None:
             setattr(run, key, chosen[key])
     run.cpu_fallback_ops = chosen.get("cpu_fallback_ops", {})
     run.float64_cost = chosen.get("float64_cost")
+    run.compiled = chosen.get("compiled", [])
     if chosen.get("error"):
         run.error = chosen["error"]
 

@@ -36,6 +36,8 @@ This package's ``__init__`` wires the parts, one module a concern:
 - ``rng``: random numbers drawn from the CPU generator in both runs;
 - ``float64``: float64 mode (the exactness check) and its budget of convolutions;
 - ``twin``: the twin of the reference, rounded as XLA rounds;
+- ``compiled``: ``torch.compile`` in each run (eager in the reference, compiled for XLA in
+  the migrated run, the instrumentation kept traceable or out of the graphs);
 - ``op_records``: with ``diagnose``, every op on the autograd path (OpRecorder);
 - ``emulation``: a device emulated on the CPU, what CUDA and TorchTPU share;
   ``cuda_emulation`` and ``tpu_emulation``: each device's own;
@@ -56,6 +58,7 @@ import threading
 import torch
 from torch.overrides import TorchFunctionMode
 
+from .compiled import _install_compile
 from .cuda_emulation import _install_cuda_shim
 from .emulation import EmulationMode
 from .float64 import Float64Mode, _conv_budget, _install_float64
@@ -118,6 +121,7 @@ def install() -> None:
         _seed_everything(recorder, config["seed"])
     _install_hooks(recorder)
     _watch_modules(recorder)
+    _install_compile(recorder, config)
     _write_record_on_sigterm(recorder)
     if config.get("align_rng", True):
         _install_rng_alignment()

@@ -51,7 +51,14 @@ def _mixes_doubles(values) -> bool:
 _KEEPS_ITS_DTYPES = ("torch.amp.", "torch.cuda.amp.")
 
 
+_is_compiling = getattr(torch.compiler, "is_compiling", lambda: False)  # torch < 2.3: never
+
+
 def _called_from(prefixes: tuple[str, ...]) -> bool:
+    if _is_compiling():
+        # Dynamo tracing a compiled region (torch.compile in the migrated run) cannot read frames
+        # (a graph break at every op): the code it compiles is the model's, not a GradScaler's
+        return False
     frame = sys._getframe(2)
     while frame is not None:
         module = frame.f_globals.get("__name__", "")

@@ -67,6 +67,15 @@ def _install_hooks(recorder: Recorder) -> None:
     atexit.register(recorder.finish, "exit")
 
 
+def _keep_out_of_graphs(recorder: Recorder) -> None:
+    """The recorder's events run eagerly, each time, also where a compiled region calls them
+    (a step function compiled whole, its backward and optimizer step in it): Dynamo breaks
+    its graph there instead of tracing them into it, once (compiled.py, at the first
+    torch.compile that Dynamo runs)."""
+    for name in ("on_backward", "on_step"):
+        setattr(recorder, name, torch._dynamo.disable(getattr(recorder, name)))
+
+
 def _write_record_on_sigterm(recorder: Recorder) -> None:
     """The harness's timeout sends SIGTERM first: write what was recorded, then die."""
 

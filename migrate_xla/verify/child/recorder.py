@@ -10,6 +10,7 @@ import json
 import os
 import sys
 import threading
+import warnings
 import weakref
 
 import torch
@@ -17,6 +18,9 @@ import torch
 from .float64 import _conv_budget
 from .shared import _as_float, _live_optimizers
 from .xla_metrics import _on_xla, _xla_counts, _xla_metrics, _xla_ordinal
+
+# True while Dynamo traces (torch.compile; a constant in the graph), False when run (torch < 2.3: always)
+_is_compiling = getattr(torch.compiler, "is_compiling", lambda: False)
 
 
 class StepLimitReached(SystemExit):
@@ -51,6 +55,9 @@ class Recorder:
         self.in_scaler_step = False
         self.float64_cost: int | None = None  # multiply-adds in convolutions past the float64 budget
         self.op_records = None  # with diagnose: the op_records._OpRecords that OpRecorder fills
+        # each torch.compile call: the user's file and line, the backend, how it ran (compiled.py)
+        self.compiled: list[dict] = []
+        self.keep_watching = False  # a compiled model: removing the forward hook would recompile it
         self.lock = threading.Lock()
 
     # -- events --------------------------------------------------------------
@@ -93,6 +100,15 @@ class Recorder:
         raise StepLimitReached()
 
     def on_forward(self, module, args) -> None:
+        # Dynamo traces this hook at every module call of a compiled region: there it does
+        # nothing (a dict of weak references to modules cannot be traced; the region's
+        # wrapper, called eagerly, is noted as the module it wraps)
+        if _is_compiling():
+            return
+        if _is_compiled(module):
+            module = module._orig_mod
+        elif _is_compilers_graph(module):
+            return
         self.modules_seen.setdefault(module)
 
     def _note_param_precision(self) -> None:
@@ -130,12 +146,23 @@ class Recorder:
         held = [p for opt in _live_optimizers for g in opt.param_groups for p in g["params"] if id(p) not in covered]
         if not held:
             return
-        owner = {
-            id(p): obj
-            for obj in gc.get_objects()
-            if isinstance(obj, torch.nn.Module)
-            for p in obj.parameters(recurse=False)
-        }
+        with warnings.catch_warnings():  # isinstance on torch.distributed.reduce_op warns it is deprecated
+            warnings.simplefilter("ignore")
+            modules = [
+                obj
+                for obj in gc.get_objects()
+                if isinstance(obj, torch.nn.Module) and not _is_compiled(obj) and not _is_compilers_graph(obj)
+            ]
+        if any(site["ran"] == "compiled" for site in self.compiled):
+            # Models called only inside a compiled function (a training step compiled whole)
+            # never pass the hook eagerly: the outermost modules holding the parameters, as the
+            # reference's hook sees them where it runs that function eagerly
+            held_ids = {id(p) for p in held}
+            holding = [m for m in modules if any(id(p) in held_ids for p in m.parameters())]
+            inner = {id(sub) for m in holding for sub in m.modules() if sub is not m}
+            owner = {id(p): m for m in holding if id(m) not in inner for p in m.parameters()}
+        else:
+            owner = {id(p): obj for obj in modules for p in obj.parameters(recurse=False)}
         for p in held:  # in the optimizers' order, the same in both runs
             if id(p) in owner:
                 self.modules_seen.setdefault(owner[id(p)])
@@ -169,7 +196,8 @@ class Recorder:
             }
         except Exception as exc:  # a diagnosis must never break the user's run
             self.parameters = {"error": f"could not inspect the parameters: {exc}"}
-        _stop_watching_modules()
+        if not self.keep_watching:
+            _stop_watching_modules()
 
     # -- the record ------------------------------------------------------------
     def _write_progress(self) -> None:
@@ -197,6 +225,8 @@ class Recorder:
             "seeded_by_script": sorted(self.seeded_by_script),
             "parameters": self.parameters,
         }
+        if self.compiled:
+            record["compiled"] = self.compiled
         if self.float64_cost is not None:
             record["float64_cost"] = self.float64_cost
         try:
@@ -275,6 +305,21 @@ def _stop_watching_modules() -> None:
     if _forward_hook is not None:
         _forward_hook.remove()
         _forward_hook = None
+
+
+def _is_compiled(module) -> bool:
+    """Whether ``module`` is torch.compile's wrapper (OptimizedModule) of another."""
+    return type(module).__name__ == "OptimizedModule" and "_orig_mod" in module._modules
+
+
+def _is_compilers_graph(module) -> bool:
+    """Whether ``module`` is a graph a compiler runs: an fx GraphModule of Dynamo's (its meta
+    says so; it may hold the parameters a compiled function reads through a global), or one
+    holding no parameters (a backend's: they come in as its inputs); one the script traced
+    holds its own."""
+    if not isinstance(module, torch.fx.GraphModule):
+        return False
+    return "dynamo_compile_id" in getattr(module, "meta", {}) or next(module.parameters(), None) is None
 
 
 def _precision(seen: set[str]) -> str:

@@ -124,16 +124,7 @@ def _install_tpu_shim(tpu_api: dict) -> None:
     # torch_tpu's generated methods: Tensor.tpu(), Module.tpu() (by the shim), Tensor.is_tpu
     torch.Tensor.is_tpu = property(lambda self: True)  # every tensor is on the one emulated device
     torch.nn.utils.rnn.PackedSequence.tpu = lambda self, *args, **kwargs: self
-    # torch.compile(backend="tpu"): TorchTPU's compiler is for a TPU; its result must be the
-    # eager result, so the emulation runs the model eagerly
-    compile_ = torch.compile
-
-    def compile_on_cpu(model=None, *args, backend="inductor", **kwargs):
-        if backend != tpu_api["compile_backend"]:
-            return compile_(model, *args, backend=backend, **kwargs)
-        return model if model is not None else (lambda fn: fn)
-
-    torch.compile = compile_on_cpu
+    # torch.compile(backend="tpu") runs the model eagerly: compiled.py
 
 
 class TpuEmulationMode(EmulationMode):
