@@ -149,6 +149,9 @@ class Result:
     rtol_by_step: list[float] = field(default_factory=list)  # calibrated by the twin, where one ran
     twin_losses: list[float] = field(default_factory=list)  # the twin's, where one ran
     runtime: str | None = None  # what the script was migrated for: torch-xla or torch-tpu
+    # an instrument the runs went without, the original failing under it (harness.py):
+    # {"instrument", "run", "error"}; None: every instrument kept
+    dropped_instrument: dict | None = None
 
     @property
     def exit_code(self) -> int:
@@ -174,6 +177,7 @@ class Result:
         return {
             "verdict": self.verdict,
             "runtime": self.runtime,
+            "dropped_instrument": self.dropped_instrument,
             **scope,
             "steps_compared": self.steps_compared,
             "max_abs_diff": self.max_abs_diff,
@@ -322,6 +326,15 @@ def table(result: Result) -> str:
             else []
         ),
         f"seed {result.seed}; tolerance rtol {result.rtol:g}, atol {result.atol:g}: {result.tolerance_source}",
+        *(
+            [
+                f"{result.dropped_instrument['instrument']} dropped: under it the {result.dropped_instrument['run']} "
+                f"run failed ({result.dropped_instrument['error']}), verify's failure, not the script's: both ran "
+                "without it"
+            ]
+            if result.dropped_instrument
+            else []
+        ),
         f"{'step':>4}  {'reference':>14}  {'migrated':>14}  {'abs diff':>9}  {'rel diff':>9}",
     ]
     for i in range(max(len(ref.losses), len(mig.losses))):
@@ -338,7 +351,7 @@ def table(result: Result) -> str:
     lines.append(f"verdict: {result.verdict}: {result.message}")
     for run in (ref, mig):
         if run.error and run.stderr_tail:
-            lines.append(f"--- {run.role} stderr (last lines) ---")
+            lines.append(f"--- {run.role} stderr (its last exception and last lines) ---")
             lines.append(run.stderr_tail.rstrip())
     if mig.compilations is not None and not mig.error:
         lines.append(

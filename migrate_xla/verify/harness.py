@@ -56,8 +56,16 @@ TORCHRUN_ENVIRONMENT = {
 }
 KILL_GRACE_S = 20.0  # after SIGTERM, time to write the record before SIGKILL
 PRECISIONS = ("auto", "float64", "native")
-# How a script that cannot compute in float64 fails (a dtype it insists on, an op without float64)
-FLOAT64_TROUBLE = re.compile(r"\b(Double|double|float64|Float|dtype)\b")
+# The instruments of both runs that a script can run without, as the report names them: where the
+# original script fails under them and not without, that failure is verify's, not the script's
+# (docs/verify.md): both run again without them (_without_failing_instruments)
+FLOAT64_INSTRUMENT = "float64"
+RNG_INSTRUMENT = "aligned random numbers"
+# How _run_child words the failures that no instrument causes (the harness's own stops, the
+# environment): they never make the runs go again
+TIMED_OUT = "timed out after"
+STOPPED = "stopped: another run went past the float64 budget"
+NO_BACKWARD = "the script never called backward()"
 # Multiply-adds in convolutions over the run (those of the first forward pass times --steps)
 # past which --precision auto runs as written instead of in float64: XLA's CPU float64
 # convolutions are ~40x slower than float32 ones (child/float64.py). The examples' largest, the
@@ -118,8 +126,9 @@ def verify(
 ) -> Result:
     """Migrate (unless ``migrated`` is given), run both sides, compare.
 
-    In float64 (the default on CPU PJRT) both runs compute in float64; where the script
-    cannot run that way (a run fails that way), both run again as written.
+    In float64 (the default on CPU PJRT) both runs compute in float64; where the original
+    fails under an instrument it can run without (float64, the aligned random numbers), both
+    run again without it and the result says so (_without_failing_instruments).
     """
     settings = settings or Settings()
     script = script.resolve()
@@ -161,6 +170,7 @@ def verify(
             jobs, list(args), env, settings, work / "float64" if float64 else work / "native", float64, python
         )
         note = ""
+        ran = jobs
         costly = next((r for r in runs.values() if r.float64_cost is not None), None)
         if costly is not None:
             note = (
@@ -172,15 +182,16 @@ def verify(
             float64 = False
             # and the reference's twin, rounded as XLA rounds: how far rounding alone carries
             # this training is the tolerance, step by step (compare.py)
-            runs = _run_all([*jobs, ("twin", script, [])], list(args), env, settings, work / "native", False, python)
-        failed = next(
-            (r for r in runs.values() if r.error and r.role != "twin" and FLOAT64_TROUBLE.search(_failure_text(r))),
-            None,
-        )
-        if float64 and trace is None and settings.precision == "auto" and failed is not None and not note:
-            note = f"the {failed.role} run failed in float64 ({failed.error}); both ran again as written"
-            float64 = False
-            runs = _run_all(jobs, list(args), env, settings, work / "native", False, python)
+            ran = [*jobs, ("twin", script, [])]
+            runs = _run_all(ran, list(args), env, settings, work / "native", False, python)
+        dropped = None
+        if trace is None:
+            runs, float64, settings, dropped = _without_failing_instruments(
+                runs, ran, list(args), env, settings, work, float64, python
+            )
+        if dropped is not None:
+            dropping = f"{dropped['instrument']} dropped: the {dropped['run']} run failed under it; both ran without it"
+            note = f"{note}; {dropping}" if note else dropping
         # what compiled, told in the user's own files and lines, not the temporary copies'
         runs["migrated"].compile_causes = in_user_files(runs["migrated"].compile_causes, originals)
         runs["migrated"].ops_by_step = [in_user_files(ops, originals) for ops in runs["migrated"].ops_by_step]
@@ -203,9 +214,84 @@ def verify(
             )
         result.python = python
         result.runtime = settings.runtime
+        result.dropped_instrument = dropped
         if note:
             result.tolerance_source = f"{result.tolerance_source} ({note})"
         return result
+
+
+def _without_failing_instruments(runs, jobs, args, env, settings: Settings, work: Path, float64: bool, python):
+    """The runs to compare, where a run failed under an instrument it can run without: float64
+    mode (under ``--precision auto``) and, for the original script, the aligned random numbers.
+
+    The original script is the user's working code: when it fails only under verify, that is
+    verify's failure, never a verdict about the migration. So when the reference fails (or the
+    migrated run fails in float64, which XLA may not compute as the script needs), both run
+    again without float64, then also without the aligned random numbers, until the run that
+    failed runs: both ran without what was dropped, and the report says what and the error it
+    caused. Fails the same way without them all: the failure is the script's own (or the
+    migration's), shown as the instrumented runs saw it; fails otherwise: as it fails there.
+
+    Returns the runs, whether they computed in float64, the settings they ran with, and what was
+    dropped (None: nothing): ``{"instrument", "run", "error"}``."""
+    failed = _failure_an_instrument_may_cause(runs, float64 and settings.precision == "auto")
+    if failed is None:
+        return runs, float64, settings, None
+    drop = [FLOAT64_INSTRUMENT] if float64 and settings.precision == "auto" else []
+    if failed.role == "reference" and settings.align_rng:
+        drop.append(RNG_INSTRUMENT)
+    dropped: list[str] = []
+    again, bare, bare_float64 = None, settings, float64
+    for instrument in drop:
+        dropped.append(instrument)
+        if instrument == FLOAT64_INSTRUMENT:
+            bare_float64 = False
+        else:
+            bare = dataclasses.replace(bare, align_rng=False)
+        folder = work / ("without-" + "-".join(name.split()[-1] for name in dropped))
+        again = _run_all(jobs, args, env, bare, folder, bare_float64, python)
+        if again[failed.role].error is None:
+            break
+    if again is None or (again[failed.role].error is not None and _same_failure(again[failed.role], failed)):
+        return runs, float64, settings, None
+    return (
+        again,
+        bare_float64,
+        bare,
+        {"instrument": " and ".join(dropped), "run": failed.role, "error": _exception(failed)},
+    )
+
+
+def _failure_an_instrument_may_cause(runs: dict[str, Run], float64_auto: bool) -> Run | None:
+    """The run whose failure may be an instrument's: the reference's, else the migrated run's
+    in float64 mode. Not a timeout or a stop of the harness's own, a script that never trains,
+    a module missing from the environment or the script's own usage message (``usage: ...``,
+    exit status 2 from argparse)."""
+    for role in ("reference", "migrated"):
+        run = runs.get(role)
+        if run is None or run.error is None or (role == "migrated" and not float64_auto):
+            continue
+        if run.error.startswith((TIMED_OUT, STOPPED, NO_BACKWARD, "ModuleNotFoundError")):
+            continue
+        if run.returncode == 2 and re.search(r"^usage: ", run.stderr_tail, re.M):
+            continue
+        return run
+    return None
+
+
+def _exception(run: Run) -> str:
+    """How a failed run failed: its exception where it left a traceback, else its error."""
+    site = run.crash_site or {}
+    return site.get("exception") or run.error or ""
+
+
+def _same_failure(one: Run, other: Run) -> bool:
+    """Whether two runs failed alike: the same exception, addresses and temporary paths aside."""
+
+    def plain(run: Run) -> str:
+        return re.sub(r"0x[0-9a-fA-F]+|/tmp/[^\s'\"]+", "...", _exception(run))
+
+    return plain(one) == plain(other)
 
 
 def _first_difference(jobs, args, env, settings, work, float64, python, originals, result) -> list:
@@ -532,18 +618,19 @@ def _run_child(
                 run.returncode = process.wait(timeout=INTERVAL_S)
             except subprocess.TimeoutExpired:
                 if stop.is_set():
-                    run.error = "stopped: another run went past the float64 budget"
+                    run.error = STOPPED
                 elif time.monotonic() - started > settings.timeout:
-                    run.error = f"timed out after {settings.timeout:g} s (--timeout)"
+                    run.error = f"{TIMED_OUT} {settings.timeout:g} s (--timeout)"
                 else:
                     continue
                 _stop_group(process)
                 break
     run.wall_s = time.monotonic() - started
-    run.stderr_tail = _tail(work / f"{role}.stderr")
+    stderr = _read(work / f"{role}.stderr")
+    run.stderr_tail = stderr_report(stderr)
     if run.returncode not in (0, None) and run.finished != "step-limit":
-        run.crash_site = crash_site(_tail(work / f"{role}.stderr", 400))
-    _merge_records(run, records)
+        run.crash_site = crash_site(stderr)  # the whole of it: a printout may follow the exception
+    _merge_records(run, records, process.pid)
     if debug_file.is_file():
         run.compile_causes = compile_causes(debug_file.read_text(errors="replace"), script)
     # A crash after some steps is a crash too; the step limit is not (torch_xla.launch's pool
@@ -558,7 +645,7 @@ def _run_child(
                 "install it there, or give --python the interpreter you train with"
             )
     elif run.error is None and not run.losses:
-        run.error = "the script never called backward(): no training loss to compare"
+        run.error = f"{NO_BACKWARD}: no training loss to compare"
     if run.error and run.losses:
         run.error += f" after {len(run.losses)} steps"
     return run
@@ -581,17 +668,18 @@ def _stop_group(process: subprocess.Popen) -> None:
     process.wait()
 
 
-def _merge_records(run: Run, folder: Path) -> None:
+def _merge_records(run: Run, folder: Path, main_pid: int | None = None) -> None:
+    """The run's record, from those its processes wrote (``<role>-<pid>.json``): the one of the
+    process that trained (chosen_record), and a float64 budget any of them went past."""
     records = []
-    for path in folder.glob("*.json"):
+    for path in sorted(folder.glob("*.json")):
         if path.name.startswith("progress-"):
             continue
         try:
             records.append(json.loads(path.read_text()))
         except ValueError:
             continue
-    training = sorted((r for r in records if r.get("losses")), key=lambda r: (r.get("ordinal", 0), r["pid"]))
-    chosen = training[0] if training else (records[0] if records else None)
+    chosen = chosen_record(records, main_pid)
     if chosen is None:
         # died without a record (killed, or aborted in native code): what its progress file says
         last = latest_progress(folder)
@@ -612,10 +700,48 @@ def _merge_records(run: Run, folder: Path) -> None:
         if key in chosen:
             setattr(run, key, chosen[key])
     run.cpu_fallback_ops = chosen.get("cpu_fallback_ops", {})
-    run.float64_cost = chosen.get("float64_cost")
+    costs = [r["float64_cost"] for r in records if r.get("float64_cost") is not None]
+    run.float64_cost = max(costs) if costs else None
     run.compiled = chosen.get("compiled", [])
     if chosen.get("error"):
         run.error = chosen["error"]
+
+
+def chosen_record(records: list[dict], main_pid: int | None) -> dict | None:
+    """The record of the process that trained, the same whichever order the files are read in.
+
+    Several processes of one run write records: DataLoader workers (forked from the trainer, they
+    carry a copy of its losses from the moment they were forked, and write it when they are
+    stopped with SIGTERM; spawned, they record nothing), the workers of ``mp.spawn`` or
+    ``torch_xla.launch`` (the trainers: their parent records nothing). Among the records with
+    losses: the lowest ordinal (rank), the process the harness started, the process that reached
+    the step limit, the most optimizer steps, the most losses, the lowest pid. A record without
+    losses never wins over one with; without any, the started process's, else one that says why
+    (past the float64 budget, an error), else the lowest pid."""
+    training = [r for r in records if r.get("losses")]
+    if training:
+        return min(
+            training,
+            key=lambda r: (
+                r.get("ordinal", 0),
+                r.get("pid") != main_pid,
+                r.get("finished") != "step-limit",
+                -r.get("steps", 0),
+                -len(r["losses"]),
+                r.get("pid", 0),
+            ),
+        )
+    if not records:
+        return None
+    return min(
+        records,
+        key=lambda r: (
+            r.get("pid") != main_pid,
+            r.get("float64_cost") is None,
+            not r.get("error"),
+            r.get("pid", 0),
+        ),
+    )
 
 
 COMPILATION_BLOCK = re.compile(
@@ -645,30 +771,59 @@ TRACEBACK = "Traceback (most recent call last):"
 TRACEBACK_FRAME = re.compile(r'^  File "(.+)", line (\d+), in (.+)$', re.M)
 
 
-def crash_site(text: str) -> dict | None:
-    """Where the last traceback in ``text`` (a child's stderr) left the user's code: the
-    innermost frame outside torch, the libraries and the instrumentation, and the exception."""
-    start = text.rfind(TRACEBACK)
-    if start < 0:
+def last_traceback(lines: list[str]) -> tuple[int, int] | None:
+    """The last traceback among ``lines``: the index of its first line and of its exception
+    line (the first line after its frames that is not indented; ``len(lines)`` where the output
+    ends before one). Found wherever it is: a tensor printed after it, or in its message, may
+    fill the tail of the output."""
+    start = next((i for i in range(len(lines) - 1, -1, -1) if lines[i].rstrip().endswith(TRACEBACK)), None)
+    if start is None:
         return None
-    body = text[start + len(TRACEBACK) :]
-    frames = list(TRACEBACK_FRAME.finditer(body))
+    end = start + 1
+    while end < len(lines) and (not lines[end] or lines[end][0].isspace()):
+        end += 1
+    return start, end
+
+
+def crash_site(text: str) -> dict | None:
+    """Where the last traceback in ``text`` (a child's stderr, the whole of it) left the user's
+    code: the innermost frame outside torch, the libraries and the instrumentation, and the
+    exception (its line, and its message from there: ``exception_text``)."""
+    lines = text.splitlines()
+    found = last_traceback(lines)
+    if found is None:
+        return None
+    start, end = found
+    frames = [m.groups() for m in map(TRACEBACK_FRAME.match, lines[start + 1 : end]) if m]
     if not frames:
         return None
-    after = body[frames[-1].end() :].splitlines()
-    exception = next((line for line in after if line and not line[0].isspace()), "")
-    site = {"exception": exception[:300], "exception_text": "\n".join(after)[-2000:]}
-    for frame in reversed(frames):
-        file, line, function = frame.groups()
+    exception = lines[end] if end < len(lines) else ""
+    site = {"exception": exception[:300], "exception_text": "\n".join(lines[end : end + 40])[:2000]}
+    for file, line, function in reversed(frames):
         if not _is_library(file):
             site.update(function=function, file=file, line=int(line))
             break
     return site
 
 
-def _failure_text(run: Run) -> str:
-    """What a failed run said of its failure: its exception where it left a traceback."""
-    return run.crash_site["exception_text"] if run.crash_site else run.stderr_tail
+def stderr_report(text: str, lines: int = 25) -> str:
+    """What the report shows of a child's stderr: its last ``lines`` lines, and where the last
+    traceback's exception is not among them (a large tensor printed after it, or in its
+    message), that traceback and exception first, what follows cut down to its last lines."""
+    every = text.splitlines()
+    tail = every[-lines:]
+    found = last_traceback(every)
+    if found is None or found[1] >= len(every) - lines:
+        return "\n".join(tail)
+    start, end = found
+    block = every[start : end + 1]
+    if len(block) > 20:  # a deep stack: its first line and its innermost frames
+        block = [block[0], "  ...", *block[-18:]]
+    message = every[end + 1 : end + 4]
+    rest = every[end + 1 + len(message) :]
+    last = rest[-5:]
+    cut = len(rest) - len(last)
+    return "\n".join([*block, *message, *([f"[... {cut} more lines ...]"] if cut else []), *last])
 
 
 def _is_library(file: str) -> bool:
@@ -682,9 +837,8 @@ def _is_library(file: str) -> bool:
     )
 
 
-def _tail(path: Path, lines: int = 25) -> str:
+def _read(path: Path) -> str:
     try:
-        text = path.read_text(errors="replace")
+        return path.read_text(errors="replace")
     except OSError:
         return ""
-    return "\n".join(text.splitlines()[-lines:])

@@ -47,8 +47,12 @@ def _mixes_doubles(values) -> bool:
     return any(_is_double(v) for v in flat) and any(_is_low(v) for v in flat)
 
 
-# torch's own bookkeeping that must keep its float32 (a GradScaler's scale and inf flags)
-_KEEPS_ITS_DTYPES = ("torch.amp.", "torch.cuda.amp.")
+# torch's own bookkeeping that must keep its float32 (a GradScaler's scale and inf flags), and
+# its rebuilding of a tensor around a storage it received (torch._utils._rebuild_tensor: a batch
+# a DataLoader worker collated into shared memory, a float32 checkpoint torch.load reads): a
+# float64 tensor set on that float32 storage needs twice its bytes ("Trying to resize storage
+# that is not resizable"); the tensor arrives in its own dtype and meets float64 later
+_KEEPS_ITS_DTYPES = ("torch.amp.", "torch.cuda.amp.", "torch._utils")
 
 
 _is_compiling = getattr(torch.compiler, "is_compiling", lambda: False)  # torch < 2.3: never
@@ -102,7 +106,11 @@ class Float64Mode(TorchFunctionMode):
         if _called_from(_KEEPS_ITS_DTYPES):
             return func(*args, **kwargs)
         name = getattr(func, "__name__", "")
-        if name in _CONVOLUTIONS and _conv_budget["open"] and _conv_budget["limit"] is not None:
+        # not while torch.jit.trace runs the model (it runs it three times with its check, and the
+        # count's read of an XLA result's size under the tracer raised "Cannot insert a Tensor
+        # that requires grad as a constant")
+        counted = _conv_budget["open"] and _conv_budget["limit"] is not None and not torch.jit.is_tracing()
+        if name in _CONVOLUTIONS and counted:
             result = self.__torch_function__(_Uncounted(func), types, args, kwargs)
             _count_convolution(name, args, result)
             return result
