@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test test-fast lint bench docs tpu-api xla-ops sweep clean
+.PHONY: venv demo test test-fast lint bench docs tpu-api cuda-api xla-ops sweep clean
 
 venv: $(STAMP)
 
@@ -68,6 +68,12 @@ tpu-api: $(STAMP)
 # torch and torch_xla (tests/test_xla_ops.py checks that it is current).
 xla-ops: $(STAMP)
 	$(BIN)/python -m migrate_xla.make_xla_ops
+
+# Regenerates migrate_xla/verify/cuda_api.py (every public name of torch.cuda and what verify's CUDA
+# emulation does with each) from the installed torch and the decisions kept in migrate_xla/make_cuda_api.py
+# (tests/test_cuda_api.py checks that it is current and that every public name has a decision).
+cuda-api: $(STAMP)
+	$(BIN)/python -m migrate_xla.make_cuda_api
 
 # Migrate every file of the installed torch and torch_xla packages (safe and unsafe fixes)
 # into a temporary folder: no crash, every written file compiles, a second run changes nothing.

@@ -34,7 +34,7 @@ from migrate_xla.findings import RUNTIMES
 from migrate_xla.project import MIGRATION_FIELDS, Project, SettingsError, configure
 from migrate_xla.sources.discovery import find_sources
 from migrate_xla.sources.writing import write_copy
-from migrate_xla.verify import interpreter
+from migrate_xla.verify import cuda_refusals, interpreter
 from migrate_xla.verify.compare import Result, Run, compare
 from migrate_xla.verify.diagnosis import in_user_files
 from migrate_xla.verify.progress import INTERVAL_S, Progress, latest_progress
@@ -150,6 +150,8 @@ def verify(
     if trace is not None:  # the trace's precision it is, whatever it costs
         settings = dataclasses.replace(settings, precision="float64" if float64 else "native")
     env = _shared_environment(script, settings)
+    if trace is None:
+        _refuse_unemulated_cuda(script, (project or script.parent).resolve(), env)
     python = _interpreter(settings, env, xla=settings.runtime != TORCH_TPU)
     with tempfile.TemporaryDirectory(prefix="xla-migrate-verify-") as tmp:
         work = Path(tmp)
@@ -331,6 +333,7 @@ def record_reference(script: Path, args: list[str], settings: Settings, trace: P
         raise VerifyError(f"no such script: {script}")
     float64 = settings.precision == "float64"
     env = _shared_environment(script, settings)
+    _refuse_unemulated_cuda(script, script.parent, env)
     python = _interpreter(settings, env, xla=False)
     with tempfile.TemporaryDirectory(prefix="xla-migrate-verify-") as tmp:
         runs = _run_all([("reference", script, [])], list(args), env, settings, Path(tmp), float64, python)
@@ -358,6 +361,15 @@ def record_reference(script: Path, args: list[str], settings: Settings, trace: P
             )
         )
     return run
+
+
+def _refuse_unemulated_cuda(script: Path, root: Path, env: dict[str, str]) -> None:
+    """Before anything runs: a reference without a GPU cannot run the names of torch.cuda its
+    emulation refuses (cuda_refusals.py); the script and the local modules it imports are read."""
+    if not cuda_refusals.gpu_present(env):
+        refusals = cuda_refusals.scan(script, root)
+        if refusals:
+            raise VerifyError(cuda_refusals.explain(refusals))
 
 
 def load_trace(path: Path) -> dict:
@@ -582,6 +594,8 @@ def _run_child(
             "float64": float64,
             "diagnose": settings.diagnose,
             "perturb": role == "twin",
+            # the original script (reference, twin) without a GPU: CUDA emulated as cuda_api.py decides
+            **({"cuda_api": cuda_refusals.child_facts()} if role != "migrated" else {}),
             # the migrated run of a TorchTPU migration: the "tpu" device emulated on the CPU
             **(
                 {"emulate": tpu_api.DEVICE, "tpu_api": tpu_facts()}

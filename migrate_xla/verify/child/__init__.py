@@ -21,7 +21,8 @@ What it does:
 - at the first step, records the model's parameters (count, tied groups) and whether
   the optimizers hold them; with ``diagnose``, the norm of every parameter and gradient
   at every step;
-- in the reference run without a GPU, emulates CUDA on the CPU (the shim); in the
+- in the reference run without a GPU, emulates CUDA on the CPU (the shim, name by name as
+  migrate_xla/verify/cuda_api.py decides; the harness passes that table's facts); in the
   migrated run of a TorchTPU migration (``--runtime torch-tpu``), emulates the "tpu"
   device and ``torch.tpu`` on the CPU the same way, without torch_xla;
 - in the XLA run, reads torch_xla's metrics: compilations and executions by step, CPU
@@ -112,7 +113,7 @@ def install() -> None:
     emulated = _emulated_device(config)
     recorder.device = _device_label(recorder, emulated)
     if emulated == "cuda":
-        _install_cuda_shim(float64=bool(config.get("float64")))
+        _install_cuda_shim(float64=bool(config.get("float64")), cuda_api=config.get("cuda_api"))
     elif emulated is not None:
         _install_tpu_shim(config["tpu_api"])
     elif config["role"] == "migrated":

@@ -141,6 +141,19 @@ class _Stream:
         return False
 
 
+class _DeviceContext:
+    """torch.cuda.device(i) / device_of(tensor), torch.tpu's: the one device is always current."""
+
+    def __init__(self, device=None) -> None:
+        self.idx = 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
 class _StreamContext:
     def __init__(self, stream=None):
         self.stream = stream
@@ -197,6 +210,18 @@ def _install_device_shim(device_type: str, module, backends: tuple[str, ...]) ->
         scaler_init(self, "cpu" if device == emulated else device, *args, **kwargs)
 
     torch.amp.GradScaler.__init__ = grad_scaler
+
+    # custom autograd functions for autocast (torch.cuda.amp.custom_fwd calls these): they look at
+    # autocast on the device they name, which is CPU autocast in the emulation
+    for name in ("custom_fwd", "custom_bwd"):
+        original = getattr(torch.amp, name)
+
+        def on_cpu(*args, _original=original, **kwargs):
+            if kwargs.get("device_type") == emulated:
+                kwargs["device_type"] = "cpu"
+            return _original(*args, **kwargs)
+
+        setattr(torch.amp, name, on_cpu)
 
     load = torch.load
 

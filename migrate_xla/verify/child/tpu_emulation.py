@@ -8,7 +8,7 @@ import types
 
 import torch
 
-from .emulation import EmulationMode, _for_user_code, _install_device_shim, _returning
+from .emulation import EmulationMode, _DeviceContext, _for_user_code, _install_device_shim, _returning
 
 # -- TorchTPU emulated on the CPU (the migrated run of a --runtime torch-tpu migration) -----
 #
@@ -46,19 +46,6 @@ class _Unemulated:
 
     def __repr__(self) -> str:
         return f"<{self._qualname}: not emulated>"
-
-
-class _DeviceContext:
-    """torch.tpu.device(i) / device_of(tensor): the one device is always current."""
-
-    def __init__(self, device=None) -> None:
-        self.idx = 0
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 def _tpu_module(tpu_api: dict) -> types.ModuleType:
