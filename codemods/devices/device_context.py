@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from codemods.shared.device_values import ON_RUNTIME
 from codemods.shared.statements import unwrap_block
 from migrate_xla.rule import CUDA_WORD, SAFE, Rule, names_trigger, snippet
 
@@ -31,7 +32,6 @@ class CudaDeviceContext(Rule):
     FIX = SAFE
     TRIGGERS = (names_trigger(*CONTEXTS),)
     REQUIRES = (CUDA_WORD,)
-    RUNTIMES = ("torch-xla",)
     BEFORE = "with torch.cuda.device(args.gpu):\n    model = Net().cuda()\n"
     AFTER = "model = Net().cuda()\n"  # .cuda() is XLA103's
 
@@ -46,8 +46,8 @@ class CudaDeviceContext(Rule):
         calls = [original.items[i].item for i in selecting]
         drops = [spec for call in calls for spec in self.ctx.import_behind(call.func)]
         message = (
-            f"`with {', '.join(snippet(c) for c in calls)}:` selects a CUDA device for its block: each XLA "
-            "process owns one device, so the context goes and the block stays"
+            f"`with {', '.join(snippet(c) for c in calls)}:` selects a CUDA device for its block: on "
+            f"{ON_RUNTIME[self.ctx.runtime]} each process owns one device, so the context goes and the block stays"
         )
         kept = [item for i, item in enumerate(updated.items) if i not in selecting]
         if kept:
