@@ -35,7 +35,8 @@ class HfTrainingArguments(Rule):
     ``bf16=True`` (``fp16_full_eval`` -> ``bf16_full_eval``); ``fp16_opt_level`` and
     ``half_precision_backend`` dropped (apex's and the CUDA GradScaler's settings);
     ``optim="adamw_torch_fused"`` and ``"adamw_apex_fused"`` -> ``"adamw_torch"`` (fused CUDA
-    kernels); ``torch_compile_backend="inductor"`` (or another CUDA backend) -> ``"openxla"``;
+    kernels), and ``optim="adamw_torch"`` added where none is given (transformers 4.57's default
+    on torch 2.8 and later is the fused AdamW, which refuses XLA tensors); ``torch_compile_backend="inductor"`` (or another CUDA backend) -> ``"openxla"``;
     ``ddp_backend="nccl"`` dropped (on XLA transformers starts the ``xla`` process group
     itself); ``dataloader_pin_memory=True`` dropped (pinned memory speeds CUDA copies only);
     ``tf32=True`` dropped (transformers raises without an Ampere GPU; TPUs multiply float32 in
@@ -102,6 +103,11 @@ class HfTrainingArguments(Rule):
         if value in self.FUSED:
             replacement = with_value(replacement, "optim", '"adamw_torch"')
             changes.append(f'`{shown(optim)}` -> `optim="adamw_torch"` (fused CUDA kernels)')
+        elif optim is None and not any(a.star for a in original.args):
+            # transformers 4.57's default on torch 2.8 and later is "adamw_torch_fused", whose
+            # fused kernel refuses XLA tensors at the first step
+            replacement = with_value(replacement, "optim", '"adamw_torch"')
+            changes.append('`optim="adamw_torch"` added (the default, fused AdamW, refuses XLA tensors)')
         elif isinstance(value, str) and any(mark in value for mark in self.BNB):
             flags.append(
                 f'`{shown(optim)}` is a bitsandbytes optimizer (CUDA kernels): use `optim="adamw_torch"` '

@@ -609,6 +609,10 @@ def _run_child(
         }
     )
     debug_file = records / "xla-debug.txt"
+    if role != "migrated" and "USE_TORCH_XLA" not in env:
+        # the original runs as on a GPU: transformers and accelerate pick XLA by themselves
+        # wherever torch_xla can be imported, unless this says no
+        child_env["USE_TORCH_XLA"] = "0"
     if role == "migrated" and settings.runtime != TORCH_TPU:
         child_env["PJRT_DEVICE"] = settings.device or env.get("PJRT_DEVICE") or "CPU"
         # torch_xla's own account of every compilation: its cause and the Python frames
