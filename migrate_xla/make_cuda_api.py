@@ -35,6 +35,8 @@ import types
 from pathlib import Path
 from typing import NamedTuple
 
+from migrate_xla.generated import write_generated
+
 TABLE = Path(__file__).parent / "verify" / "cuda_api.py"
 ROOT = "torch.cuda"
 REGENERATE = ".venv/bin/python -m migrate_xla.make_cuda_api  (or: make cuda-api)"
@@ -437,12 +439,7 @@ def main(argv: list[str]) -> int:
     except TableError as exc:
         print(f"make_cuda_api: {exc}", file=sys.stderr)
         return 1
-    if TABLE.exists() and TABLE.read_text(encoding="utf-8") == text:
-        print(f"{TABLE.name} is current", file=sys.stderr)
-        return 0
-    TABLE.write_text(text, encoding="utf-8")
-    print(f"wrote {TABLE}", file=sys.stderr)
-    return 0
+    return write_generated(TABLE, text)
 
 
 if __name__ == "__main__":

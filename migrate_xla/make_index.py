@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from migrate_xla import registry
+from migrate_xla.generated import write_generated
 from migrate_xla.prefilter import entry
 
 INDEX = Path(__file__).with_name("rule_index.py")
@@ -33,12 +34,7 @@ def index_text(rules: Sequence) -> str:
 
 def main() -> int:
     text = index_text(registry.all_rules())
-    if INDEX.exists() and INDEX.read_text(encoding="utf-8") == text:
-        print(f"{INDEX.name} is current", file=sys.stderr)
-        return 0
-    INDEX.write_text(text, encoding="utf-8")
-    print(f"wrote {INDEX}", file=sys.stderr)
-    return 0
+    return write_generated(INDEX, text)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,8 @@ from email.parser import HeaderParser
 from pathlib import Path
 from typing import NamedTuple
 
+from migrate_xla.generated import write_generated
+
 TABLE = Path(__file__).with_name("tpu_api.py")
 REGENERATE = ".venv/bin/python -m migrate_xla.make_tpu_api WHEEL  (or: make tpu-api)"
 PUBLIC_API = "torch_tpu/_internal/public_api.py"
@@ -271,12 +273,7 @@ def main(argv: list[str]) -> int:
     except WheelError as exc:
         print(f"make_tpu_api: {exc}", file=sys.stderr)
         return 1
-    if TABLE.exists() and TABLE.read_text(encoding="utf-8") == text:
-        print(f"{TABLE.name} is current", file=sys.stderr)
-        return 0
-    TABLE.write_text(text, encoding="utf-8")
-    print(f"wrote {TABLE}", file=sys.stderr)
-    return 0
+    return write_generated(TABLE, text)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from migrate_xla.generated import write_generated
+
 TABLE = Path(__file__).with_name("xla_ops.py")
 REGENERATE = ".venv/bin/python -m migrate_xla.make_xla_ops  (or: make xla-ops)"
 
@@ -257,12 +259,7 @@ def main(argv: list[str]) -> int:
     if argv:
         sys.stdout.write(text)
         return 0
-    if TABLE.exists() and TABLE.read_text(encoding="utf-8") == text:
-        print(f"{TABLE.name} is current", file=sys.stderr)
-        return 0
-    TABLE.write_text(text, encoding="utf-8")
-    print(f"wrote {TABLE}", file=sys.stderr)
-    return 0
+    return write_generated(TABLE, text)
 
 
 if __name__ == "__main__":
