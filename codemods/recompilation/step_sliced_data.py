@@ -104,12 +104,13 @@ class StepSlicedData(CompiledOnly, Rule):
 
 def _device_names(module: cst.Module) -> set[str]:
     """The names (``x``, ``self.data``) the file assigns a tensor moved to a device, and their aliases
-    (``x = xtr if split == "train" else xte``)."""
+    (``x = xtr if split == "train" else xte``); ``x, y = x.to(d), y.to(d)`` assigns two."""
     assignments = [
-        (dotted(target.target), node.value)
+        pair
         for node in code_nodes(module)
         if isinstance(node, cst.Assign)
         for target in node.targets
+        for pair in _pairs(target.target, node.value)
     ]
     names = {name for name, value in assignments if name is not None and _moves(value)}
     grown = True
@@ -118,6 +119,15 @@ def _device_names(module: cst.Module) -> set[str]:
         names |= {name for name, value in assignments if name is not None and _aliases(value, names)}
         grown = len(names) > before
     return names
+
+
+def _pairs(target: cst.BaseExpression, value: cst.BaseExpression) -> list[tuple[str | None, cst.BaseExpression]]:
+    """What one assignment binds: the target's name and its value, element by element where a tuple
+    is assigned a tuple of the same length."""
+    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
+        if len(target.elements) == len(value.elements):
+            return [pair for t, v in zip(target.elements, value.elements) for pair in _pairs(t.value, v.value)]
+    return [(dotted(target), value)]
 
 
 def _moves(value: cst.CSTNode) -> bool:
