@@ -135,8 +135,14 @@ def gen_text(path, n=20000):
 
 def gen_text_gz(path, n=20000):
     os.makedirs(os.path.dirname(path), exist_ok=True)
+    rng = np.random.default_rng(4)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ,.!?'"))
+    lines, size = [], 0
+    while size < n:  # lines of 8 to 60 characters: a line is an input and its shifted target
+        lines.append("".join(rng.choice(letters, rng.integers(8, 61))))
+        size += len(lines[-1]) + 1
     with gzip.open(path, "wt") as f:
-        f.write(_chars(4, n))
+        f.write("\n".join(lines) + "\n")
 
 
 def gen_names(path, n=2000):
