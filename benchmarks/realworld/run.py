@@ -9,7 +9,8 @@ For each case (OUT_DIR/cases.json, written by prepare.py):
      that every .py compiles and that a second run changes nothing;
   2. cut the case script into a notebook (a cell a top-level statement, a markdown cell and a
      `%matplotlib inline` cell between) and check that `xla-migrate --diff` on it exits 0 or 1;
-  3. `xla-migrate verify SCRIPT --steps N --json ... --project CASE -- ARGS` of the original, in its folder;
+  3. `xla-migrate verify SCRIPT --steps N --json ... --project CASE -- ARGS` of the original, in its folder,
+     and again with --unsafe-fixes where that failed and the findings name a fix held back;
   4. for a failure, guess the owner (rewriter / harness / runtime / environment / script) from
      the report and the logs, running the original plainly under verify's CUDA emulation where
      the reference failed.
@@ -198,14 +199,15 @@ def classify(c, report, log, migrated_dir, env, py, verify_rc):
         return "harness", "no report: " + last_error_line(log)
     verdict, msg = report.get("verdict"), report.get("message", "")
     sections = dict(
-        re.findall(
-            r"^--- (reference|migrated) stderr \(last lines\) ---\n(.*?)(?=^--- |^diagnosis:|\Z)", log, re.M | re.S
-        )
+        re.findall(r"^--- (reference|migrated) stderr \([^)]*\) ---\n(.*?)(?=^--- |^diagnosis:|\Z)", log, re.M | re.S)
     )
     ref_err = (report.get("reference") or {}).get("error") or ""
     mig_err = (report.get("migrated") or {}).get("error") or ""
     ref_err = ref_err and ref_err + "\n" + sections.get("reference", "")
     mig_err = mig_err and mig_err + "\n" + sections.get("migrated", "")
+    for d in report.get("diagnosis") or []:  # a crash verify found in a run's stderr
+        if d.get("kind") == "crash" and d.get("message", "").startswith("the migrated run"):
+            mig_err = d["message"] + "\n" + (mig_err or sections.get("migrated", ""))
     if verdict == "mismatch":
         rel = report.get("max_rel_diff") or 0
         owner = "runtime" if rel < 1e-2 else "rewriter"
@@ -251,7 +253,78 @@ def classify(c, report, log, migrated_dir, env, py, verify_rc):
     return "harness", f"{verdict}: {msg[:200]}"
 
 
+def owner(c, row, report, log, migrated_dir, env, py):
+    """(owner, cause) of a row: empty for a match; what the output, fixpoint and notebook checks
+    found outranks the guess from verify's report and logs."""
+    if row["verdict"] == "match":
+        who, cause = "", ""
+    else:
+        who, cause = classify(c, report, log, migrated_dir, env, py, row.get("verify_rc"))
+        if row.get("unsafe", {}).get("verdict") == "match":
+            cause += f" [match with the fixes held back by default: {', '.join(row['unsafe']['held_back'])}]"
+    if row.get("original_does_not_compile") and row["verdict"] != "match":
+        who, cause = "script", f"the original does not compile: {row['original_does_not_compile']}"
+    if not row["compiles"]:
+        who, cause = "rewriter", f"migrated output does not compile: {row['compile_errors']}"
+    elif not row["fixpoint"]:
+        cause += f" [second migration changes {row.get('fixpoint_changed')}]"
+        who = who or "rewriter"
+    if row.get("notebook_rc") not in (0, 1) and not row.get("original_does_not_compile"):
+        cause += f" [notebook --diff exit {row.get('notebook_rc')}]"
+        who = who or "rewriter"
+    return who, cause
+
+
 # ---------------------------------------------------------------------------- one case
+
+
+def verify(c, a, base, env, extra):
+    """``xla-migrate verify`` of the case's original in its folder: (report or None, exit status, log).
+    Kept as BASE/verify.json and verify.log (verify-unsafe.* with --unsafe-fixes)."""
+    tag = "verify-unsafe" if "--unsafe-fixes" in extra else "verify"
+    rep = os.path.join(base, f"{tag}.json")
+    cmd = [
+        a.xm,
+        "verify",
+        c["script"],
+        "--steps",
+        str(a.steps),
+        "--timeout",
+        str(a.timeout),
+        "--json",
+        rep,
+        # the whole case is the project: a script in a subfolder imports the repository's
+        # other modules (locuslab/TCN's TCN/tcn.py), which verify migrates with it
+        "--project",
+        c["case_dir"],
+        "--runtime",
+        a.runtime,
+        *extra,
+        "--",
+        *c["args"],
+    ]
+    rc, log = run_group(cmd, c["folder"], env, a.timeout * 3 + 120)
+    with open(os.path.join(base, f"{tag}.log"), "w") as f:
+        f.write(log)
+    try:
+        return json.load(open(rep)), rc, log
+    except Exception:
+        return None, rc, log
+
+
+def verdict_of(report, rc) -> dict:
+    """The fields of a row that a verify report gives."""
+    if not report:
+        return {"verdict": "timeout" if rc is None else "no report"}
+    m = report.get("migrated") or {}
+    return {
+        "verdict": report["verdict"],
+        "max_rel_diff": report.get("max_rel_diff"),
+        "steps_compared": report.get("steps_compared"),
+        "message": report.get("message", "")[:400],
+        "compilations": m.get("compilations"),
+        "recompilations": m.get("recompilations"),
+    }
 
 
 def run_case(c, a, work, env):
@@ -266,6 +339,7 @@ def run_case(c, a, work, env):
     shutil.copytree(c["case_dir"], mig, ignore=shutil.ignore_patterns("*.pt", "*.npz", "*.npy", "raw", "__pycache__"))
     r = subprocess.run([a.xm, *runtime, "--format", "json", "-q", mig], capture_output=True, text=True, env=env)
     row["migrate_rc"] = r.returncode
+    files = []
     try:
         files = json.loads(r.stdout)["files"]
         row["findings"] = sum(len(f.get("diagnostics", [])) for f in files)
@@ -315,59 +389,19 @@ def run_case(c, a, work, env):
     if a.no_verify:
         row["verdict"] = "not run"
         return row
-    rep = os.path.join(base, "verify.json")
-    cmd = [
-        a.xm,
-        "verify",
-        c["script"],
-        "--steps",
-        str(a.steps),
-        "--timeout",
-        str(a.timeout),
-        "--json",
-        rep,
-        # the whole case is the project: a script in a subfolder imports the repository's
-        # other modules (locuslab/TCN's TCN/tcn.py), which verify migrates with it
-        "--project",
-        c["case_dir"],
-        *runtime,
-        "--",
-        *c["args"],
-    ]
     t0 = time.time()
-    rc, log = run_group(cmd, c["folder"], env, a.timeout * 3 + 120)
+    report, rc, log = verify(c, a, base, env, [])
     row["verify_s"] = round(time.time() - t0, 1)
     row["verify_rc"] = rc
-    with open(os.path.join(base, "verify.log"), "w") as f:
-        f.write(log)
-    try:
-        report = json.load(open(rep))
-    except Exception:
-        report = None
-    if report:
-        row["verdict"] = report["verdict"]
-        row["max_rel_diff"] = report.get("max_rel_diff")
-        row["steps_compared"] = report.get("steps_compared")
-        row["message"] = report.get("message", "")[:400]
-        m = report.get("migrated") or {}
-        row["compilations"], row["recompilations"] = m.get("compilations"), m.get("recompilations")
-    else:
-        row["verdict"] = "timeout" if rc is None else "no report"
+    row.update(verdict_of(report, rc))
+    # 3b. what the findings say to do next: a fix held back by default (--unsafe-fixes)
+    diagnostics = [d for f in files for d in f.get("diagnostics", [])]
+    held_back = sorted({d["code"] for d in diagnostics if d.get("fix") == "unsafe" and not d.get("fixed")})
+    if row["verdict"] != "match" and held_back:
+        unsafe_report, unsafe_rc, _ = verify(c, a, base, env, ["--unsafe-fixes"])
+        row["unsafe"] = {"held_back": held_back, **verdict_of(unsafe_report, unsafe_rc)}
     # 4. owner of a failure
-    if row["verdict"] == "match":
-        row["owner"], row["cause"] = "", ""
-    else:
-        row["owner"], row["cause"] = classify(c, report, log, mig, env, a.python, rc)
-    if row.get("original_does_not_compile") and row["verdict"] != "match":
-        row["owner"], row["cause"] = "script", f"the original does not compile: {row['original_does_not_compile']}"
-    if not row["compiles"]:
-        row["owner"], row["cause"] = "rewriter", f"migrated output does not compile: {row['compile_errors']}"
-    elif not row["fixpoint"]:
-        row["cause"] = (row.get("cause") or "") + f" [second migration changes {row.get('fixpoint_changed')}]"
-        row["owner"] = row["owner"] or "rewriter"
-    if row.get("notebook_rc") not in (0, 1) and not row.get("original_does_not_compile"):
-        row["cause"] = (row.get("cause") or "") + f" [notebook --diff exit {row.get('notebook_rc')}]"
-        row["owner"] = row["owner"] or "rewriter"
+    row["owner"], row["cause"] = owner(c, row, report, log, mig, env, a.python)
     return row
 
 
@@ -448,14 +482,9 @@ def main():
                 if os.path.exists(os.path.join(base, "verify.log"))
                 else ""
             )
-            row["owner"], row["cause"] = classify(
-                c, report, log, os.path.join(base, "migrated"), env_for(c), a.python, row.get("verify_rc")
+            row["owner"], row["cause"] = owner(
+                c, row, report, log, os.path.join(base, "migrated"), env_for(c), a.python
             )
-            if row.get("original_does_not_compile"):
-                row["owner"], row["cause"] = (
-                    "script",
-                    f"the original does not compile: {row['original_does_not_compile']}",
-                )
             rows.append(row)
     elif a.jobs > 1:
         from concurrent.futures import ThreadPoolExecutor
@@ -477,13 +506,23 @@ def main():
     )
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
+        verdict = r["verdict"]
+        if r.get("unsafe"):
+            u = r["unsafe"]
+            verdict += (
+                f"; {u['verdict']} {fmt_rel(u.get('max_rel_diff'))} with --unsafe-fixes ({', '.join(u['held_back'])})"
+            )
         m = f"{r['migrate_rc']}, {r.get('findings')}, {'yes' if r['compiles'] else 'NO'}, {'yes' if r['fixpoint'] else 'NO'}, {r.get('notebook_rc')}"
         cause = (r.get("cause") or "").replace("|", "\\|")
         print(
-            f"| {r['case']} | {r['repo']} @ {r['commit'][:7]} | {r['script']} | {m} | {r['verdict']} | {fmt_rel(r.get('max_rel_diff'))} | {r.get('owner', '')} | {cause} |"
+            f"| {r['case']} | {r['repo']} @ {r['commit'][:7]} | {r['script']} | {m} | {verdict} | {fmt_rel(r.get('max_rel_diff'))} | {r.get('owner', '')} | {cause} |"
         )
     n_match = sum(r["verdict"] == "match" for r in rows)
-    print(f"\nverified match: {n_match}/{len(rows)}; results in {results_path}")
+    n_unsafe = sum(r.get("unsafe", {}).get("verdict") == "match" for r in rows)
+    print(
+        f"\nverified match: {n_match}/{len(rows)} as migrated by default, {n_match + n_unsafe}/{len(rows)} with the "
+        f"unsafe fixes the findings offer where the default did not match; results in {results_path}"
+    )
     if not a.keep:
         print(f"(work folder {work} kept for this run's logs)")
 
