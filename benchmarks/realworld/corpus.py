@@ -225,7 +225,7 @@ CASES = [
         "language_model",
         "07-Language Model/language model.py",
         ["nlp", "lstm-lm"],
-        data=[("words", "train.txt"), ("words", "valid.txt"), ("words", "test.txt")],
+        data=[("words", "data/train.txt"), ("words", "data/valid.txt"), ("words", "data/test.txt")],  # Corpus(path="./data")
         extra=["data_utils.py"],
     ),
     _beginner("seq_lstm", "06-Natural Language Process/seq-lstm.py", ["nlp", "pos-tagging", "char-lstm"]),
