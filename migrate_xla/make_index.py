@@ -1,5 +1,5 @@
-"""Generates ``rule_index.py``, what the pre-filter (prefilter.py) reads of each rule,
-from the rules themselves:
+"""Generates ``rule_index.py``, what the pre-filter (prefilter.py) reads of each rule and
+the module that defines it (what registry.rules_of imports), from the rules themselves:
 
     .venv/bin/python -m migrate_xla.make_index     (or: make docs)
 
@@ -24,9 +24,10 @@ def index_text(rules: Sequence) -> str:
     """The text of ``rule_index.py`` for these rule classes."""
     rows = "".join(f"    {tuple(entry(rule))!r},\n" for rule in rules)
     return (
-        '"""What the pre-filter reads of each rule: (CODE, TARGETS, TRIGGERS, REQUIRES, RUNTIMES).\n\n'
-        "Generated from codemods/ by migrate_xla/make_index.py; do not edit. Regenerate it after\n"
-        f"adding a rule or changing its TRIGGERS, REQUIRES, TARGETS or RUNTIMES:\n\n    {REGENERATE}\n"
+        '"""What the pre-filter reads of each rule, and the module that defines it (registry.rules_of\n'
+        "imports only those of the rules a file wakes): (CODE, TARGETS, TRIGGERS, REQUIRES, RUNTIMES, MODULE).\n\n"
+        "Generated from codemods/ by migrate_xla/make_index.py; do not edit. Regenerate it after adding,\n"
+        f"moving or renaming a rule or changing its TRIGGERS, REQUIRES, TARGETS or RUNTIMES:\n\n    {REGENERATE}\n"
         '"""\n\n'
         f"RULES = (\n{rows})\n"
     )

@@ -5,7 +5,8 @@ no rule acts on code that is no PyTorch GPU code) and one of the rule's TRIGGERS
 of its REQUIRES occur in it (migrate_xla/rule.py); a file that wakes no enabled rule is
 not parsed at all: most files of a big tree, and most pre-commit runs. So that such a run imports neither LibCST
 nor the rule modules, what the pre-filter reads of each rule (code, targets, triggers,
-requires, runtimes) is kept in ``rule_index.py``, generated from the rules by make_index.py:
+requires, runtimes) is kept in ``rule_index.py``, generated from the rules by make_index.py,
+with the module that defines the rule (a file that wakes a few rules imports only theirs):
 
     .venv/bin/python -m migrate_xla.make_index     (or: make docs)
 
@@ -25,18 +26,21 @@ from migrate_xla.findings import RUNTIMES
 
 class Entry(NamedTuple):
     """What the pre-filter reads of a rule, under the rule's own attribute names (so that
-    ``woken`` takes rule classes as well)."""
+    ``woken`` takes rule classes as well), and the module that defines it (what
+    registry.rules_of imports for the rules a file wakes, and no other)."""
 
     CODE: str
     TARGETS: tuple[str, ...]
     TRIGGERS: tuple[str, ...]
     REQUIRES: tuple[str, ...]
     RUNTIMES: tuple[str, ...] = RUNTIMES
+    MODULE: str = ""
 
 
 def entry(rule) -> Entry:
     """A rule class's entry in the index."""
-    return Entry(rule.CODE, tuple(rule.TARGETS), tuple(rule.TRIGGERS), tuple(rule.REQUIRES), tuple(rule.RUNTIMES))
+    read = (tuple(rule.TARGETS), tuple(rule.TRIGGERS), tuple(rule.REQUIRES), tuple(rule.RUNTIMES))
+    return Entry(rule.CODE, *read, rule.__module__)
 
 
 @cache

@@ -299,45 +299,62 @@ def parse_module(source: str) -> cst.Module:
     the ``libcst`` module with the fields as keywords; a frozen dataclass's ``__init__``
     sets each field through ``object.__setattr__`` and then calls ``__post_init__``: the
     better part of the parse. While it parses, each such name stands for a function that
-    makes the same node (``_builders``: the same class, the same fields and defaults) with
-    the slots' own setters: a tenth of the parse less.
+    makes the same node (``_builder``: the same class, the same fields and defaults) with
+    the slots' own setters: a tenth of the parse less. Each is written when the parser first
+    makes a node of its class (``_maker``): a file makes about 70 of the 170 kinds, and
+    writing them all cost a pre-commit run of one file 30 ms.
     """
-    builders = _builders()
-    for name, (_, build) in builders.items():
-        setattr(cst, name, build)
+    classes = _node_classes()
+    for name, cls in classes.items():
+        setattr(cst, name, _MADE.get(name) or _maker(name, cls))
     cst.CSTNode.__post_init__ = _trusted
     try:
         return cst.parse_module(source)
     finally:
         cst.CSTNode.__post_init__ = _VALIDATE
-        for name, (cls, _) in builders.items():
+        for name, cls in classes.items():
             setattr(cst, name, cls)
 
 
 @cache
-def _builders() -> dict[str, tuple[type, Callable[..., cst.CSTNode]]]:
-    """For each node class of the ``libcst`` module whose making is its dataclass's
-    ``__init__`` alone (and ``CSTNode.__post_init__``), the class and a function that makes
-    the same node, keyword arguments only, as the parser calls it."""
-    found = {}
-    for name in dir(cst):
-        cls = getattr(cst, name)
-        if isinstance(cls, type) and issubclass(cls, cst.CSTNode) and not inspect.isabstract(cls):
-            build = _builder(cls)
-            if build is not None:
-                found[name] = (cls, build)
-    return found
+def _node_classes() -> dict[str, type]:
+    """The node classes of the ``libcst`` module, by name (not abstract: the parser makes them).
+    Told by their MRO: ``issubclass`` on LibCST's abstract base classes walks every subclass."""
+    return {
+        name: cls
+        for name in dir(cst)
+        if isinstance(cls := getattr(cst, name), type) and cst.CSTNode in cls.__mro__ and not inspect.isabstract(cls)
+    }
+
+
+# What makes a node of each class while the parser runs: its ``_builder``, or the class
+# itself where it has none; found the first time the parser makes one.
+_MADE: dict[str, Callable[..., cst.CSTNode]] = {}
+
+
+def _maker(name: str, cls: type) -> Callable[..., cst.CSTNode]:
+    """Stands for ``cls`` until the parser first makes one: then finds what makes it (``_MADE``)."""
+
+    def first(**fields):
+        made = _MADE.get(name)
+        if made is None:
+            made = _MADE[name] = _builder(cls) or cls
+            setattr(cst, name, made)
+        return made(**fields)
+
+    return first
 
 
 def _builder(cls: type) -> Callable[..., cst.CSTNode] | None:
     """``cls(**fields)`` for a slotted frozen dataclass, without its ``__init__``; None for a
-    class made otherwise (its own ``__new__``, ``__init__`` or ``__post_init__``)."""
+    class made otherwise (its own ``__new__``, ``__init__`` or ``__post_init__``: read off the
+    MRO, since ``CSTNode.__post_init__`` is ``_trusted`` while the parser runs)."""
     fields = dataclasses.fields(cls)
     names = tuple(f.name for f in fields)
     init = cls.__init__.__code__
     if (
         cls.__new__ is not object.__new__
-        or cls.__post_init__ is not _VALIDATE
+        or next(klass for klass in cls.__mro__ if "__post_init__" in klass.__dict__) is not cst.CSTNode
         or init.co_filename != "<string>"  # not made by dataclasses
         or init.co_varnames[: len(names) + 1] != ("self", *names)
         or not all(f.init for f in fields)

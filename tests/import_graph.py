@@ -106,10 +106,22 @@ def imports_of(name: str, path: Path, known: dict[str, Path]) -> list[Import]:
     return found
 
 
+# A generated table that names modules another module loads: the registry imports the module
+# of each rule a file wakes, named in the rule index (registry.rules_of).
+LOADED_BY = {"migrate_xla.rule_index": "migrate_xla.registry"}
+
+
 def graph(root: Path = ROOT) -> dict[str, list[Import]]:
-    """Every project module -> the imports of project modules it makes."""
+    """Every project module -> the imports of project modules it makes (the modules a table
+    of LOADED_BY names are its loader's deferred imports)."""
     known = modules(root)
-    return {name: imports_of(name, path, known) for name, path in known.items()}
+    imports = {name: imports_of(name, path, known) for name, path in known.items()}
+    for table, loader in LOADED_BY.items():
+        if table in imports and loader in imports:
+            named = [i for i in imports[table] if i.kind == "deferred"]
+            imports[table] = [i for i in imports[table] if i.kind != "deferred"]
+            imports[loader] += [Import(loader, i.module, (), 0, "deferred") for i in named]
+    return imports
 
 
 def cycles(imports: dict[str, list[Import]], kinds=("top",)) -> list[list[str]]:

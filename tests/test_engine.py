@@ -161,6 +161,23 @@ def test_files_without_triggers_are_not_parsed(monkeypatch):
     )
 
 
+def test_the_fast_parse_makes_the_tree_libcst_makes():
+    """tree.parse_module: the same tree as cst.parse_module, its node types' builders written
+    as the parser first makes each (a second parse reuses them), and the ``libcst`` module's
+    classes and checks back in place afterwards."""
+    from conftest import FIXTURES
+    from migrate_xla import tree
+
+    for path in sorted((FIXTURES / "examples").glob("*.py"))[:6] * 2:
+        text = path.read_text(encoding="utf-8")
+        fast, plain = tree.parse_module(text), cst.parse_module(text)
+        assert fast.deep_equals(plain) and fast.code == text, path  # deep_equals compares types too
+    assert all(getattr(cst, name) is cls for name, cls in tree._node_classes().items())
+    assert cst.CSTNode.__post_init__ is tree._VALIDATE
+    assert 0 < len(tree._MADE) < len(tree._node_classes())
+    assert all(made is getattr(cst, name) or made.__name__ == "build" for name, made in tree._MADE.items())
+
+
 def test_syntax_error_names_the_line():
     with pytest.raises(MigrationError, match=r"cannot parse: line 2"):
         migrate("import torch\ndef f(:\n    torch.cuda.synchronize()\n")
@@ -177,7 +194,7 @@ def test_output_that_does_not_compile_is_refused(monkeypatch):
 
     from migrate_xla import prefilter, run, settings
 
-    monkeypatch.setattr(registry, "all_rules", lambda: (Broken,))
+    monkeypatch.setattr(registry, "rules_of", lambda codes: (Broken,))
     monkeypatch.setattr(prefilter, "indexed", lambda: (prefilter.entry(Broken),))
     prefilter.enabled.cache_clear()
     settings._select.cache_clear()

@@ -17,9 +17,19 @@ from migrate_xla import make_index, prefilter, registry
 def test_rule_index_is_current():
     written = make_index.INDEX.read_text(encoding="utf-8") if make_index.INDEX.exists() else ""
     assert written == make_index.index_text(registry.all_rules()), (
-        "migrate_xla/rule_index.py is out of date with the rules in codemods/ (a rule added, or its "
-        f"TRIGGERS, REQUIRES or TARGETS changed); regenerate it: {make_index.REGENERATE}"
+        "migrate_xla/rule_index.py is out of date with the rules in codemods/ (a rule added or moved to "
+        f"another module, or its TRIGGERS, REQUIRES, TARGETS or RUNTIMES changed); regenerate it: {make_index.REGENERATE}"
     )
+    every = registry.all_rules()
+    assert registry.rules_of(rule.CODE for rule in every) == every  # each from its own module, as the index says
+
+
+def test_a_stale_index_says_so(monkeypatch):
+    """A rule the index places in a module that does not define it (moved since) is an
+    error that says to regenerate the index, not a KeyError."""
+    monkeypatch.setattr(registry, "_modules", lambda: {"XLA101": "codemods.checkpoints"})
+    with pytest.raises(registry.RuleError, match="XLA101 is not defined in codemods.checkpoints.*regenerate"):
+        registry.rules_of(["XLA101"])
 
 
 def test_the_index_wakes_what_the_rules_wake():
@@ -162,6 +172,20 @@ def test_a_file_that_wakes_a_rule_still_gets_the_rules():
     result = run_in_process("--check", str(FIXTURES / "examples" / "mnist_cnn.py"))
     assert "libcst" in result["heavy"] and "migrate_xla.engine" in result["heavy"]
     assert result["code"] == 1 and "XLA201" in result["out"]
+
+
+def test_a_check_imports_only_the_rule_modules_of_the_rules_the_file_wakes(tmp_path):
+    """A file that wakes one rule imports that rule's module and none of the other rule
+    modules (registry.rules_of finds each rule's module in the index): a pre-commit run
+    pays for the rules its files need, not for every family."""
+    script = tmp_path / "train.py"
+    script.write_text("import torch\n\nact = torch.nn.ELU()\n", encoding="utf-8")
+    result = run_in_process("--check", str(script))
+    assert result["code"] == 1 and "XLA901" in result["out"], result
+    rule_modules = {rule.MODULE for rule in prefilter.indexed()}
+    assert {m for m in result["heavy"] if m in rule_modules} == {"codemods.runtime_defects.elu_backward"}
+    families = {m.split(".")[1] for m in result["heavy"] if m.startswith("codemods.")}
+    assert families <= {"runtime_defects", "shared"}, families
 
 
 # Code without a word of PyTorch or CUDA that rules matching calls by shape woke before the

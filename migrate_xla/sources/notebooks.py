@@ -61,12 +61,17 @@ class CodeCell:
     skipped: Diagnostic | None = None  # why a cell is left out, when a person should know
 
 
-@dataclass(frozen=True)
 class Notebook(Source):
     """A .ipynb file: ``text`` is its code cells as one program (see the module docstring)."""
 
-    document: str  # the JSON text as read
-    cells: tuple[CodeCell, ...]
+    __slots__ = ("document", "cells")
+
+    def __init__(
+        self, path: Path, text: str, encoding: str, mode: int, mtime_ns: int, document: str, cells: tuple[CodeCell, ...]
+    ) -> None:
+        super().__init__(path, text, encoding, mode, mtime_ns)
+        self.document = document  # the JSON text as read
+        self.cells = cells
 
     def units(self, text: str) -> list[Unit]:
         if text == self.text:
