@@ -200,3 +200,45 @@ def test_batch_norm_statistics_are_computed_in_one_pass():
     assert std["cpu 0"] == pytest.approx(1.0, abs=1e-3) and std["xla 0"] == pytest.approx(1.0, abs=1e-3)
     assert std["cpu 1000"] == pytest.approx(1.0, abs=1e-3)
     assert std["xla 1000"] is None or abs(std["xla 1000"] - 1.0) > 0.05, "two-pass now: the twin's rounding can go"
+
+
+TRACE_CHILD = """
+import copy
+import json
+
+import torch
+import torch.nn as nn
+import torch_xla
+
+device = torch_xla.device()
+results = {}
+for name, module, shape in (
+    ("conv", nn.Conv2d(1, 4, 3), (2, 1, 8, 8)),
+    ("linear", nn.Linear(8, 4), (4, 8)),
+    ("lstm", nn.LSTM(8, 8, batch_first=True), (2, 5, 8)),
+):
+    module = module.to(device)
+    x = torch.randn(*shape, device=device)
+    try:
+        torch.jit.trace(module, x, check_trace=False)
+        results[name] = "traced"
+    except RuntimeError as exc:
+        results[name] = str(exc).splitlines()[0]
+    # what XLA903 gives add_graph: a CPU copy of the model and its input
+    torch.jit.trace(copy.deepcopy(module).cpu(), x.cpu())
+print("RESULTS " + json.dumps(results))
+"""
+
+
+def test_a_convolution_cannot_be_traced_on_the_device_and_its_cpu_copy_can():
+    """XLA903: torch.jit.trace (TensorBoard's add_graph) of a module on the XLA device fails at a
+    convolution; linear and LSTM layers trace; the CPU copy XLA903 writes traces every one."""
+    env = {**os.environ, "PJRT_DEVICE": "CPU"}
+    done = subprocess.run([sys.executable, "-c", TRACE_CHILD], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    line = next(line for line in done.stdout.splitlines() if line.startswith("RESULTS "))
+    results = json.loads(line.removeprefix("RESULTS "))
+    assert results["conv"].startswith("Cannot insert a Tensor that requires grad as a constant"), (
+        "a convolution traces on the XLA device now (XLA903 can go)"
+    )
+    assert results["linear"] == results["lstm"] == "traced"

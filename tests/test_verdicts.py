@@ -4,8 +4,11 @@ decided, a migrated run that never touched the device, and what is slow rather t
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from migrate_xla.verify.compare import Run, compare
 from migrate_xla.verify.diagnosis import _parameters
+from migrate_xla.verify.harness import compile_causes
 
 LOSSES = [2.0, 1.8, 1.6, 1.5, 1.4, 1.3]
 SYNC = "user torch_xla.sync"
@@ -68,6 +71,20 @@ def test_a_new_graph_every_step_from_a_read_and_a_sync_is_slow_not_wrong():
     assert "recompilation" in kinds
 
 
+def test_a_read_in_every_step_is_named_and_a_read_once_before_training_is_not():
+    """From the executions each read ran: a loss read before backward runs a graph every step; a
+    model copied to the CPU to log its graph (XLA903's add_graph) runs one, once."""
+    every_step = [{"cause": READ, "file": "train.py", "line": 71} for _ in range(6)]
+    syncs = [{"cause": SYNC, "file": "train.py", "line": 75} for _ in range(6)]
+    once = [{"cause": READ, "file": "train.py", "line": 60}]
+    slow = compare(reference(), xla_run(execution_causes=once + every_step + syncs))
+    found = [f for f in slow.diagnosis if f.kind == "host-read"]
+    assert slow.verdict == "match" and [(f.line, f.rule) for f in found] == [(71, "XLA202")]
+    assert "6 of the run's 13 graph executions ran there" in found[0].message
+    quiet = compare(reference(), xla_run(execution_causes=once + syncs))
+    assert quiet.verdict == "match" and "host-read" not in {f.kind for f in quiet.diagnosis}
+
+
 def test_a_graph_that_grows_with_no_sync_is_still_a_mismatch():
     causes = [{"cause": READ, "file": "run.py", "line": 43} for _ in range(6)]
     migrated = xla_run(
@@ -96,3 +113,32 @@ def test_weight_norm_parts_tied_under_either_weight_norm_are_the_same_ties():
         "tied": [["block.conv1.parametrizations.weight.original1", "block.net.0.parametrizations.weight.original0"]],
     }
     assert [f.kind for f in _parameters(ref, apart)] == ["parameters"]
+
+
+def _debug_block(kind: str, cause: str, frames: list[str]) -> str:
+    """One block of torch_xla's PT_XLA_DEBUG_LEVEL=2 file, as 2.9 writes it."""
+    lines = [
+        f"{kind} Cause",
+        f"  {cause}",
+        "Graph Info: ",
+        "  Graph Hash: f5764cba",
+        "Python Frame Triggered Execution: ",
+    ]
+    lines += [f"  {frame}" for frame in frames] + ["-" * 80, "=" * 80]
+    return "".join(f"{kind} Analysis: {line}\n" for line in lines)
+
+
+def test_the_debug_file_gives_each_compilation_and_each_execution_its_users_line():
+    torch_frame = "_apply (/v/lib/python3.11/site-packages/torch/nn/modules/module.py:1022)"
+    read = [torch_frame, "main (/w/train.py:64)", "<module> (/w/train.py:83)"]
+    sync = ["sync (/v/lib/python3.11/site-packages/torch_xla/torch_xla.py:87)", "main (/w/train.py:75)"]
+    text = (
+        _debug_block("Compilation", READ, read)
+        + _debug_block("Execution", READ, read)
+        + _debug_block("Compilation", SYNC, sync)
+        + _debug_block("Execution", SYNC, sync)
+        + _debug_block("Execution", SYNC, sync)
+    )
+    script = Path("/w/train.py")
+    assert [(c["cause"], c["line"]) for c in compile_causes(text, script)] == [(READ, 64), (SYNC, 75)]
+    assert [c["line"] for c in compile_causes(text, script, "Execution")] == [64, 75, 75]

@@ -5,9 +5,11 @@ something else than the GPU's, measured by ``xla-migrate verify`` (``--diagnose`
 first op whose outputs or gradients differ while its inputs agree). Or the run stops at an
 operation torch_xla has no kernel for, not even its CPU fallback: sparse tensors
 (``migrate_xla/xla_ops.py``, generated from the installed torch_xla by ``make xla-ops``,
-says what each API needs and whether XLA runs it). A user cannot find these alone. Each
-rule here flags the ops of one measured defect, names the version measured and offers an
-opt-in (unsafe) fix that writes the same function in ops XLA gets right. Every defect has a
+says what each API needs and whether XLA runs it), or TorchScript's tracer, which cannot
+trace a convolution on the XLA device. A user cannot find these alone. Each rule here flags
+the ops of one measured defect, names the version measured and offers a fix that writes the
+same function in ops XLA gets right (opt-in, unsafe, where the code changes what it computes
+with). Every defect has a
 slow test that measures it in a child process and asserts it is still there
 (tests/test_runtime_defects.py; the sparse one: tests/test_xla_ops.py), so a torch_xla
 upgrade shows which are gone, and its row in docs/runtime_defects.md; the measurements are
@@ -22,4 +24,5 @@ rules do not run.
 # The rules are in the modules of this package (migrate_xla/registry.py finds them):
 #   elu_backward.py    XLA901 elu-backward
 #   sparse_tensors.py  XLA902 sparse-tensors (what XLA can run: migrate_xla/xla_ops.py)
+#   traced_on_device.py  XLA903 traced-on-device
 #   common.py          where the measured defects are written down (docs/runtime_defects.md)

@@ -117,6 +117,8 @@ class Run:
     compilations_by_step: list[int] = field(default_factory=list)
     executions_by_step: list[int] = field(default_factory=list)
     compile_causes: list[dict] = field(default_factory=list)
+    execution_causes: list[dict] = field(default_factory=list)  # each graph execution's cause, as compile_causes
+    stop_compilations: int = 0  # graphs verify's own sync compiled when it stopped the run (recorder.finish)
     # where a crashed run left the user's code: file, line, function, exception (harness.crash_site)
     crash_site: dict | None = None
     float64_cost: int | None = None  # stopped in float64: multiply-adds in convolutions past the budget

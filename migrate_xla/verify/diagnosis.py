@@ -356,16 +356,26 @@ def _host_reads(run) -> list[Finding]:
     """Values read from the device in the middle of a step (``loss.item()`` before
     ``backward()``): each read runs the graph traced so far and waits for it. Slow on a TPU,
     not wrong: a warning with the line, from the graphs such reads compiled."""
-    if run.error or not run.compile_causes:
+    if run.error or not (run.compile_causes or run.execution_causes):
         return []
-    reads = [c for c in run.compile_causes if "access tensor value" in c["cause"]]
-    file, line, count = _user_line(reads)
+    if run.execution_causes:
+        # a read that runs a graph in at least half of the steps: a read once before training (a
+        # model copied to the CPU to log its graph) or every N steps costs nothing worth a warning
+        reads = [c for c in run.execution_causes if "access tensor value" in c["cause"]]
+        file, line, count = _user_line(reads)
+        if count < max(2, len(run.losses) // 2):
+            return []
+        cut = f"{count} of the run's {len(run.execution_causes)} graph executions ran there"
+    else:
+        reads = [c for c in run.compile_causes if "access tensor value" in c["cause"]]
+        file, line, count = _user_line(reads)
+        cut = f"{count} of the run's graphs were cut there"
     if not file:
         return []
     return [
         Finding(
             "host-read",
-            f"a value is read from the device at {file}:{line} ({count} of the run's graphs were cut there): "
+            f"a value is read from the device at {file}:{line} ({cut}): "
             "each read runs the step's graph so far and waits for the device; read it after "
             "torch_xla.sync(), or every N steps",
             file=file,

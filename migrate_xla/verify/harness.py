@@ -195,6 +195,7 @@ def verify(
             dropping = f"{dropped['instrument']} dropped: the {dropped['run']} run failed under it; both ran without it"
             note = f"{note}; {dropping}" if note else dropping
         # what compiled, told in the user's own files and lines, not the temporary copies'
+        runs["migrated"].execution_causes = in_user_files(runs["migrated"].execution_causes, originals)
         runs["migrated"].compile_causes = in_user_files(runs["migrated"].compile_causes, originals)
         runs["migrated"].ops_by_step = [in_user_files(ops, originals) for ops in runs["migrated"].ops_by_step]
         if runs["migrated"].crash_site is not None:
@@ -650,7 +651,11 @@ def _run_child(
         run.crash_site = crash_site(stderr)  # the whole of it: a printout may follow the exception
     _merge_records(run, records, process.pid)
     if debug_file.is_file():
-        run.compile_causes = compile_causes(debug_file.read_text(errors="replace"), script)
+        debug = debug_file.read_text(errors="replace")
+        run.compile_causes = compile_causes(debug, script)
+        run.execution_causes = compile_causes(debug, script, "Execution")
+        if run.stop_compilations and run.compilations is not None:  # verify's graph, not the script's
+            del run.compile_causes[run.compilations : run.compilations + run.stop_compilations]
     # A crash after some steps is a crash too; the step limit is not (torch_xla.launch's pool
     # turns a worker's clean stop into exit status 1 of the parent).
     if run.error is None and run.returncode not in (0, None) and run.finished != "step-limit":
@@ -762,22 +767,24 @@ def chosen_record(records: list[dict], main_pid: int | None) -> dict | None:
     )
 
 
-COMPILATION_BLOCK = re.compile(
-    r"^Compilation Analysis: Compilation Cause\n(.*?)^Compilation Analysis: -{10,}", re.S | re.M
-)
-FRAME = re.compile(r"^Compilation Analysis:\s+(\S+) \((.+):(\d+)\)$", re.M)
+def _analysis(kind: str) -> tuple[re.Pattern, re.Pattern]:
+    """PT_XLA_DEBUG_LEVEL=2's blocks of one kind (``Compilation``, ``Execution``) and their frames."""
+    block = re.compile(rf"^{kind} Analysis: {kind} Cause\n(.*?)^{kind} Analysis: -{{10,}}", re.S | re.M)
+    return block, re.compile(rf"^{kind} Analysis:\s+(\S+) \((.+):(\d+)\)$", re.M)
 
 
-def compile_causes(text: str, script: Path) -> list[dict]:
-    """Each compilation torch_xla reported (PT_XLA_DEBUG_LEVEL=2): its cause and the innermost
-    frame of the user's code (not torch's, not torch_xla's, not ours)."""
+def compile_causes(text: str, script: Path, kind: str = "Compilation") -> list[dict]:
+    """Each compilation (or, with ``kind="Execution"``, each execution) torch_xla reported
+    (PT_XLA_DEBUG_LEVEL=2): its cause and the innermost frame of the user's code (not torch's,
+    not torch_xla's, not ours)."""
+    blocks, frames = _analysis(kind)
     causes = []
     for block in COMPILATION_BLOCK.finditer(text):
         body = block.group(1)
-        lines = [line.removeprefix("Compilation Analysis:").strip() for line in body.splitlines()]
+        lines = [line.removeprefix(f"{kind} Analysis:").strip() for line in body.splitlines()]
         cause = lines[0] if lines else ""
         where = None
-        for name, file, line in FRAME.findall(body):
+        for name, file, line in frames.findall(body):
             if not _is_library(file):
                 where = {"function": name, "file": file, "line": int(line)}
                 break

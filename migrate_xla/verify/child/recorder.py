@@ -120,10 +120,15 @@ class Recorder:
 
     # -- the model -------------------------------------------------------------
     def _roots(self) -> list:
-        """The modules the script called that no other called module contains (the models)."""
+        """The modules the script called that no other called module contains (the models), those
+        that train where any does: a copy of the model traced on the CPU to log its graph
+        (XLA903's add_graph) is called, but neither an optimizer holds it nor gets it gradients."""
         seen = list(self.modules_seen)
         inner = {id(sub) for m in seen for sub in m.modules() if sub is not m}
-        return sorted((m for m in seen if id(m) not in inner), key=lambda m: type(m).__name__)
+        models = [m for m in seen if id(m) not in inner]
+        held = {id(p) for opt in _live_optimizers for group in opt.param_groups for p in group["params"]}
+        training = [m for m in models if any(id(p) in held or p.grad is not None for p in m.parameters())]
+        return sorted(training or models, key=lambda m: type(m).__name__)
 
     def _named_parameters(self) -> list[tuple[str, torch.Tensor]]:
         """Every (name, parameter) of the models, tied parameters under each of their names."""
