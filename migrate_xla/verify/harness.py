@@ -719,7 +719,14 @@ def _merge_records(run: Run, folder: Path, main_pid: int | None = None) -> None:
     run.tensors_by_step = chosen.get("tensors_by_step", [])
     run.ops_by_step = chosen.get("ops_by_step", [])
     run.steps_done = chosen.get("steps", 0)
-    for key in ("compilations", "recompilations", "executions", "compilations_by_step", "executions_by_step"):
+    for key in (
+        "compilations",
+        "recompilations",
+        "executions",
+        "compilations_by_step",
+        "executions_by_step",
+        "stop_compilations",
+    ):
         if key in chosen:
             setattr(run, key, chosen[key])
     run.cpu_fallback_ops = chosen.get("cpu_fallback_ops", {})

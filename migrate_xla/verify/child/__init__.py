@@ -43,7 +43,8 @@ This package's ``__init__`` wires the parts, one module a concern:
 - ``emulation``: a device emulated on the CPU, what CUDA and TorchTPU share;
   ``cuda_emulation`` and ``tpu_emulation``: each device's own;
 - ``xla_metrics``: torch_xla's metrics in the XLA run;
-- ``frameworks``: in the XLA run on CPU PJRT, Lightning's "tpu" accelerator admitted;
+- ``frameworks``: in the XLA run, Accelerate's shuffled batches in the GPU's order, and on
+  CPU PJRT Lightning's "tpu" accelerator admitted;
 - ``shared``: what several of them share.
 It imports torch and the standard library only: the harness copies the package alone
 onto the children's PYTHONPATH (harness._instrumentation).
@@ -117,7 +118,7 @@ def install() -> None:
     elif emulated is not None:
         _install_tpu_shim(config["tpu_api"])
     elif config["role"] == "migrated":
-        _install_framework_admission(recorder)  # Lightning's "tpu" accelerator on CPU PJRT (frameworks.py)
+        _install_framework_admission(recorder)  # Accelerate's batch order, Lightning on CPU PJRT (frameworks.py)
     if config.get("seed") is not None:
         _seed_everything(recorder, config["seed"])
     _install_hooks(recorder)

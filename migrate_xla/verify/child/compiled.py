@@ -166,6 +166,8 @@ def _keep_instrumentation_out_of_graphs(recorder: Recorder, align_rng: bool) -> 
     disable = torch._dynamo.disable
     for owner in (torch, torch.Tensor, F):
         for name, value in list(vars(owner).items()):
+            if name == "scaled_dot_product_attention":
+                continue  # traced as it is: its mask is drawn by the aligned F.dropout, kept out here
             if callable(value) and getattr(value, "__module__", None) == rng.__name__:
                 setattr(owner, name, _drawing_outside_graphs(disable(value)) if owner is F else disable(value))
 

@@ -55,6 +55,10 @@ def _mixes_doubles(values) -> bool:
 _KEEPS_ITS_DTYPES = ("torch.amp.", "torch.cuda.amp.", "torch._utils")
 
 
+# an op's output, and a GradScaler's scale and inf flag handed to a fused optimizer
+# (torch._fused_adam_ and kin take them in float32 only: "expected scalar type Float")
+_KEEP_KWARGS = frozenset({"out", "grad_scale", "found_inf"})
+
 _is_compiling = getattr(torch.compiler, "is_compiling", lambda: False)  # torch < 2.3: never
 
 
@@ -129,7 +133,7 @@ class Float64Mode(TorchFunctionMode):
                 or "out" in kwargs
             )
             args = (*args[:1], *map(_double, args[1:])) if keep_first else tuple(map(_double, args))
-            kwargs = {k: (v if k == "out" else _double(v)) for k, v in kwargs.items()}
+            kwargs = {k: (v if k in _KEEP_KWARGS else _double(v)) for k, v in kwargs.items()}
         return func(*args, **kwargs)
 
 

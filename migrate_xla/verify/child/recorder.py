@@ -238,11 +238,17 @@ class Recorder:
             if self.role == "migrated" and _on_xla() and how != "float64-cost":
                 import torch_xla
 
-                torch_xla.sync()  # what the script does after a step; cached, no new graph
+                compiled_by_script, _ = _xla_counts()
+                torch_xla.sync()  # what the script does after a step: cached, no new graph, unless
                 import torch_xla.core.xla_model as xm
 
                 xm.wait_device_ops()  # executions are counted when they end: the last one too
                 metrics = _xla_metrics()
+                # ... the script cuts its steps elsewhere: a Trainer zeroes the gradients before its
+                # sync, so the graph stopped at the step's end holds them and is new. That graph
+                # is verify's, not the script's: neither a compilation nor a recompilation of it.
+                metrics["stop_compilations"] = metrics["compilations"] - compiled_by_script
+                metrics["compilations"] = compiled_by_script
                 # A steady loop compiles its graphs in its first iterations (a GAN's second
                 # iteration still adds the optimizer state); what is compiled in the second
                 # half of the run means shapes or control flow keep changing.

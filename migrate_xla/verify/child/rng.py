@@ -87,6 +87,34 @@ def _dropout(channel_wise: int):
     return aligned
 
 
+def _attention(original):
+    """``F.scaled_dot_product_attention`` with ``dropout_p`` (GPT-2, BERT and most
+    transformers' attention in training) as its math, the attention weights dropped by the
+    aligned ``F.dropout``: the fused kernels draw that mask from their own device's generator.
+    Without dropout, the kernel as it is."""
+
+    def aligned(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, **kwargs):
+        if not dropout_p:
+            return original(
+                query, key, value, attn_mask=attn_mask, dropout_p=dropout_p, is_causal=is_causal, scale=scale, **kwargs
+            )
+        if kwargs.get("enable_gqa"):  # grouped keys and values: each serves several query heads
+            groups = query.size(-3) // key.size(-3)
+            key, value = key.repeat_interleave(groups, -3), value.repeat_interleave(groups, -3)
+        scale = query.size(-1) ** -0.5 if scale is None else scale
+        scores = query @ key.transpose(-2, -1) * scale
+        if is_causal:
+            causal = torch.ones(query.size(-2), key.size(-2), dtype=torch.bool, device=query.device).tril()
+            scores = scores.masked_fill(~causal, float("-inf"))
+        if attn_mask is not None:
+            scores = (
+                scores.masked_fill(~attn_mask, float("-inf")) if attn_mask.dtype == torch.bool else scores + attn_mask
+            )
+        return F.dropout(scores.softmax(dim=-1), dropout_p, True) @ value
+
+    return aligned
+
+
 def _multinomial(original):
     """torch.multinomial(probs, 1) (and with replacement) as the inverse of the cumulative
     distribution at a uniform drawn on the CPU, the same way on every device and without a
@@ -186,4 +214,5 @@ def _install_rng_alignment() -> None:
     torch.Tensor.multinomial = _multinomial(torch.Tensor.multinomial)
     for name, channel_wise in (("dropout", 0), ("dropout1d", 1), ("dropout2d", 2), ("dropout3d", 3)):
         setattr(F, name, _dropout(channel_wise))
+    F.scaled_dot_product_attention = _attention(F.scaled_dot_product_attention)
     rnn_modules._VF = _LayerwiseRNNs(torch._VF)
