@@ -89,7 +89,7 @@ def main() -> None:
     """Migrate PyTorch training code from CUDA GPUs to PyTorch/XLA.
 
     \b
-    xla-migrate [OPTIONS] PATH...    rewrite the .py and .ipynb files in place (- reads stdin)
+    xla-migrate [OPTIONS] PATH...    rewrite the .py, .ipynb and Accelerate config files in place (- reads stdin)
     xla-migrate --diff PATH...       show what would change, write nothing
     xla-migrate --check PATH...      list findings (path:line:col: CODE message), write nothing
     xla-migrate verify SCRIPT        run SCRIPT and its migration, compare the losses
@@ -154,7 +154,8 @@ def _missing(path: Path) -> bool:
     "--exit-zero", is_flag=True, help="Exit 0 even when files changed or findings remain (2 still means failure)."
 )
 def migrate(paths, diff, check, output, given, jobs, fmt, exclude, stats, quiet, exit_zero):
-    """Rewrite the .py and .ipynb files under PATHS (folders walked honouring .gitignore; - reads stdin).
+    """Rewrite the .py and .ipynb files and Accelerate's config YAML under PATHS (folders walked
+    honouring .gitignore; - reads stdin).
 
     Settings not given here come from [tool.xla-migrate] in the nearest pyproject.toml.
     """

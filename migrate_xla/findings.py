@@ -29,6 +29,9 @@ CELL_NOT_MIGRATED = "XLA001"
 UNUSED_SUPPRESSION = "XLA002"
 # CUDA code no rule converted (codemods/cuda_only/reference_left.py)
 CUDA_REFERENCE_LEFT = "XLA899"
+# Accelerate's config files: migrate_xla/accelerate_config.py converts them,
+# codemods/frameworks/accelerate_config.py documents it
+ACCELERATE_CONFIG = "XLA827"
 
 
 class RuleError(Exception):

@@ -362,7 +362,7 @@ def explain(rule, markdown: bool = False) -> str:
             )
         return "\n\n".join(parts) + "\n"
     parts = [f"### {rule.CODE} ({rule.NAME})", _md_text(rule.SUMMARY), _md_text(facts), _md_text(rule.why())]
-    parts += [f"{label}:\n\n```python\n{code.rstrip()}\n```" for label, code in examples]
+    parts += [f"{label}:\n\n```{rule.EXAMPLE_LANGUAGE}\n{code.rstrip()}\n```" for label, code in examples]
     if links:
         parts.append(
             "Links:\n\n"

@@ -25,6 +25,7 @@ import libcst as cst
 
 from migrate_xla import xla_ops  # noqa: F401 (the rules' names: what the installed torch_xla can run, generated)
 from migrate_xla.findings import (  # noqa: F401 (the rules' names)
+    ACCELERATE_CONFIG,
     CELL_NOT_MIGRATED,
     CUDA_REFERENCE_LEFT,
     RUNTIMES,
@@ -83,6 +84,7 @@ class Rule:
     RUNTIMES: ClassVar[Sequence[str]] = RUNTIMES
     BEFORE: ClassVar[str] = ""
     AFTER: ClassVar[str] = ""
+    EXAMPLE_LANGUAGE: ClassVar[str] = "python"  # what BEFORE and AFTER are written in (XLA827: YAML)
 
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx

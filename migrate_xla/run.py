@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from migrate_xla import prefilter, registry
-from migrate_xla.findings import UNUSED_SUPPRESSION, Diagnostic, MigrationError
+from migrate_xla.findings import ACCELERATE_CONFIG, UNUSED_SUPPRESSION, Diagnostic, MigrationError
 from migrate_xla.settings import Settings
-from migrate_xla.sources.discovery import Found
+from migrate_xla.sources.discovery import CONFIG_SUFFIXES, Found
 from migrate_xla.sources.reading import read_source
 from migrate_xla.sources.source import Source, SourceError
 
@@ -163,6 +163,8 @@ def migrate_file(found: Found, settings: Settings) -> FileResult:
     """Read and migrate one file under the run's ``settings``; never raises, never writes."""
     result = FileResult(path=str(found.path), found=found)
     try:
+        if found.path.suffix in CONFIG_SUFFIXES:
+            return _migrate_config(result, settings)
         result.source = read_source(found.path)
         settings = settings.for_file(found.path)
         new_text, diagnostics = _with_deep_stack(migrate_code, result.source.text, settings, str(found.path))
@@ -179,6 +181,22 @@ def migrate_file(found: Found, settings: Settings) -> FileResult:
     except Exception as exc:  # a rule's bug must not stop the other files
         result.new_text = None
         result.error = f"internal error: {type(exc).__name__}: {exc}; the file was left unchanged, please report this"
+    return result
+
+
+def _migrate_config(result: FileResult, settings: Settings) -> FileResult:
+    """A YAML file: an Accelerate config converted (XLA827), any other YAML file left unread
+    (pre-commit may name every staged one): no source, no finding."""
+    from migrate_xla import accelerate_config
+
+    path = result.found.path
+    if not accelerate_config.is_config_file(path, unreadable=True):
+        return result
+    result.source = read_source(path)
+    if ACCELERATE_CONFIG in settings.for_file(path).codes:
+        result.take(*accelerate_config.migrate(result.source.text, settings.runtime))
+    else:
+        result.take(result.source.text, [])
     return result
 
 

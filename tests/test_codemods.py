@@ -28,6 +28,7 @@ from conftest import (
     is_noop,
 )
 from migrate_xla import registry
+from migrate_xla.findings import ACCELERATE_CONFIG
 from migrate_xla.run import migrate_code, migrate_file, options_for
 from migrate_xla.sources.discovery import Found
 
@@ -94,7 +95,8 @@ def codes_reported_in(folder) -> frozenset[str]:
     reported = set()
     for case in folder.glob("*.py"):
         reported |= {d.code for d in migrated(case)[2]}
-    for notebook in folder.glob("*.ipynb"):  # what reading a notebook reports (XLA0xx)
+    # what reading a notebook reports (XLA0xx); Accelerate's configs (XLA827: test_accelerate_config.py)
+    for notebook in [*folder.glob("*.ipynb"), *folder.glob("*.yaml")]:
         result = migrate_file(Found(notebook, folder), options_for())
         assert result.error is None, result.error
         reported |= {d.code for d in result.diagnostics}
@@ -130,6 +132,12 @@ def test_rule_example(rule, tmp_path):
         result = migrate_file(Found(notebook, tmp_path), options_for(select=[rule.CODE]))
         assert result.new_text == result.source.text and rule.AFTER == rule.BEFORE  # left as it is
         assert [d.code for d in result.diagnostics] == [rule.CODE]
+        return
+    if rule.CODE == ACCELERATE_CONFIG:  # the example is Accelerate's config file
+        config = tmp_path / "default_config.yaml"
+        config.write_text(rule.BEFORE)
+        result = migrate_file(Found(config, tmp_path), options_for(select=[rule.CODE]))
+        assert result.new_text == rule.AFTER and {d.code for d in result.diagnostics} == {rule.CODE}
         return
     # a target's whole-script rules would move module-level code such as USE into the worker
     prelude = PRELUDE if "single" not in rule.TARGETS else PRELUDE + USE

@@ -35,7 +35,8 @@ def _tree(folder):
 @pytest.mark.parametrize(("runtime", "target", "fixes"), MODES, ids=["-".join(mode) for mode in MODES])
 def test_a_second_run_changes_nothing_it_wrote(tmp_path, cli, runtime, target, fixes):
     """Every .py and .ipynb file under fixtures/ (the snapshot fixtures, the examples, the
-    notebook fixtures), written with -o, then migrated again in place: no file changes."""
+    notebook fixtures) and Accelerate's config files, written with -o, then migrated again in
+    place: no file changes."""
     flags = ["--runtime", runtime, "--target", target, "-j", "1", "--exit-zero", "--format", "json"]
     if fixes == "unsafe":
         flags.append("--unsafe-fixes")
@@ -49,6 +50,7 @@ def test_a_second_run_changes_nothing_it_wrote(tmp_path, cli, runtime, target, f
     assert sum(f["changed"] for f in report["files"]) > 40, "the first run changed too little to prove anything"
     written = _tree(first)
     assert any(p.suffix == ".ipynb" for p in written), "no notebook came through the first run"
+    assert any(p.suffix == ".yaml" for p in written), "no Accelerate config came through the first run"
 
     result = cli(*flags, str(first))
     again = json.loads(result.stdout)

@@ -20,4 +20,5 @@ with what to do instead of converted (docs/frameworks.md).
 #   lightning.py     XLA820 lightning-accelerator, XLA821 lightning-precision, XLA822 lightning-strategy,
 #                    XLA823 fabric-setup-params
 #   hugging_face.py  XLA824 hf-training-arguments, XLA825 hf-model-loading, XLA826 accelerate-mixed-precision
+#   accelerate_config.py  XLA827 accelerate-config (the YAML is converted by migrate_xla/accelerate_config.py)
 #   common.py        the frameworks' names and the argument edits the rules share

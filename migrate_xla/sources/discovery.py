@@ -1,6 +1,7 @@
-"""Finding the files a run gets: folders walked for ``.py`` and ``.ipynb`` files honouring
-``.gitignore`` files, the default excludes and the configuration's ``exclude``; files
-named on the command line taken as given."""
+"""Finding the files a run gets: folders walked for ``.py`` and ``.ipynb`` files, and
+Accelerate's config files among the YAML ones (migrate_xla/accelerate_config.py), honouring
+``.gitignore`` files, the default excludes and the configuration's ``exclude``; files named
+on the command line taken as given."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 SOURCE_SUFFIXES = (".py", ".ipynb")
+# Accelerate's config files are YAML (XLA827): those with its key are taken (_is_config)
+CONFIG_SUFFIXES = (".yaml", ".yml")
 
 # Folders never walked into (still processed when passed explicitly).
 DEFAULT_EXCLUDES = frozenset(
@@ -104,8 +107,21 @@ def _walk_dir(
             continue
         if is_dir:
             yield from _walk_dir(path, resolved, ignores, exclude, unreadable)
-        elif entry.name.endswith(SOURCE_SUFFIXES):
+        elif entry.name.endswith(SOURCE_SUFFIXES) or (entry.name.endswith(CONFIG_SUFFIXES) and _is_config(entry)):
             yield path, resolved
+
+
+def _is_config(entry: os.DirEntry) -> bool:
+    """Whether a YAML file met while walking is an Accelerate config (a small file with a
+    top-level ``distributed_type:``); the other YAML files of a project are not taken."""
+    from migrate_xla import accelerate_config  # only for a folder holding YAML files
+
+    try:
+        if entry.stat(follow_symlinks=False).st_size > accelerate_config.MAX_BYTES:
+            return False
+    except OSError:
+        return False
+    return accelerate_config.is_config_file(Path(entry.path))
 
 
 def _ancestor_gitignores(root: Path) -> list[Patterns]:

@@ -29,17 +29,18 @@ def read_source(path: Path) -> Source:
         from migrate_xla.sources.notebooks import read_notebook  # only runs that meet a notebook import json
 
         return read_notebook(path, data, stat.S_IMODE(st.st_mode), st.st_mtime_ns)
-    text, encoding = decode(data)
+    text, encoding = decode(data, python=path.suffix not in (".yaml", ".yml"))
     return Source(path, text, encoding, stat.S_IMODE(st.st_mode), st.st_mtime_ns)
 
 
-def decode(data: bytes) -> tuple[str, str]:
-    """Source bytes to (text, encoding), honouring a BOM or a coding cookie; newlines kept."""
+def decode(data: bytes, python: bool = True) -> tuple[str, str]:
+    """Source bytes to (text, encoding), honouring a BOM or a coding cookie; newlines kept.
+    ``python``: the error's hint names PEP 263 (not for an Accelerate config, which is YAML)."""
     encoding = _detect_encoding(data)
     try:
         return data.decode(encoding), encoding
     except (UnicodeDecodeError, LookupError) as exc:
-        hint = "" if encoding != "utf-8" else " (declare it with a PEP 263 coding comment)"
+        hint = "" if encoding != "utf-8" or not python else " (declare it with a PEP 263 coding comment)"
         raise SourceError(
             f"cannot decode as {encoding}: {exc.reason if hasattr(exc, 'reason') else exc}{hint}"
         ) from None
