@@ -786,7 +786,7 @@ def compile_causes(text: str, script: Path, kind: str = "Compilation") -> list[d
     not torch_xla's, not ours)."""
     blocks, frames = _analysis(kind)
     causes = []
-    for block in COMPILATION_BLOCK.finditer(text):
+    for block in blocks.finditer(text):
         body = block.group(1)
         lines = [line.removeprefix(f"{kind} Analysis:").strip() for line in body.splitlines()]
         cause = lines[0] if lines else ""
