@@ -34,6 +34,15 @@ REPOS = {
     "KellerJordan/cifar10-airbench": "f1c599c4af24aca803e3e65a6a7e52a502e09d0e",
     "lyeoni/pytorch-mnist-GAN": "cc1ffdb3da2c594a8903e4833fbe66709c0c8dcd",
     "GunhoChoi/Kind-PyTorch-Tutorial": "6e98e475eda6b1a449a8470384a7978462820e52",
+    "mrdbourke/pytorch-deep-learning": "baa27b691617461c173ecf3439793cd8cde74e13",
+    "bentrevett/pytorch-image-classification": "33c9cfdb9097bc65b5800c1996f199f0ba520888",
+    "timbmg/VAE-CVAE-MNIST": "4f1b22367a5c5cff88bf97ce78219132aa9fd977",
+    "ptrblck/pytorch_misc": "31ac50c415f16cf7fec277dbdba72b9fb4d732d3",
+    "udacity/deep-learning-v2-pytorch": "c9404fc86181fc3f0906b368697268257f348535",
+    "Atcold/NYU-DLSP20": "3049c83260ba05700e2ab9b7ed13cdbe5ddba0fd",
+    "rasbt/deeplearning-models": "18e046926551378cd691fd871dda0f21dcd272ab",
+    "rasbt/machine-learning-book": "35ab3774e8e249c43a98209d8efd94c060102003",
+    "Jackson-Kang/Pytorch-VAE-tutorial": "ae227c560ee09a92c9e57088d093022882327b46",
 }
 
 
@@ -123,6 +132,7 @@ def _hunkim(name, script, tags, extra=(), data=()):
 CORA = [("cora", "data/cora")]  # pyGAT reads ./data/cora/
 CORA_UP = [("cora", "../data/cora")]  # pygcn reads ../data/cora/
 MNIST = [("mnist", "data")]
+ATCOLD_RES = {f: f for f in ("res/plot_lib.py", "res/ziegler.png")}  # plot_lib reads the image at import
 
 CASES = [
     # graph networks
@@ -225,7 +235,11 @@ CASES = [
         "language_model",
         "07-Language Model/language model.py",
         ["nlp", "lstm-lm"],
-        data=[("words", "data/train.txt"), ("words", "data/valid.txt"), ("words", "data/test.txt")],  # Corpus(path="./data")
+        data=[
+            ("words", "data/train.txt"),
+            ("words", "data/valid.txt"),
+            ("words", "data/test.txt"),
+        ],  # Corpus(path="./data")
         extra=["data_utils.py"],
     ),
     _beginner("seq_lstm", "06-Natural Language Process/seq-lstm.py", ["nlp", "pos-tagging", "char-lstm"]),
@@ -269,6 +283,124 @@ CASES = [
         "502_GPU.py",
         data=[("mnist", "mnist")],
         tags=["course", "cnn", "old-style", "mnist"],
+    ),
+    # course scripts and notebooks, new style (run as written on torch 2.9)
+    case(
+        "modular_tinyvgg",
+        "mrdbourke/pytorch-deep-learning",
+        {
+            f"going_modular/going_modular/{f}": f
+            for f in ("train.py", "data_setup.py", "engine.py", "model_builder.py", "utils.py")
+        },
+        "train.py",
+        data=[
+            ("image_classes", "data/pizza_steak_sushi/train", {"n": 40}),
+            ("image_classes", "data/pizza_steak_sushi/test", {"n": 8}),
+        ],
+        tags=["course", "cnn", "ImageFolder", "multi-file", "pin_memory", "num_workers=cpu_count", "inference_mode"],
+    ),
+    case(
+        "bentrevett_lenet_notebook",
+        "bentrevett/pytorch-image-classification",
+        {"2_lenet.ipynb": "lenet.py"},
+        "lenet.py",
+        data=[("mnist", ".data")],
+        stubs=["sklearn", "ipywidgets", "IPython"],
+        tags=["course", "cnn", "mnist", "notebook-converted", "random_split", "tqdm.notebook", "best-checkpoint"],
+    ),
+    case(
+        "cvae_mnist",
+        "timbmg/VAE-CVAE-MNIST",
+        ["train.py", "models.py", "utils.py"],
+        "train.py",
+        ["--conditional"],
+        data=[("mnist", "data")],
+        stubs=["pandas", "seaborn"],
+        tags=["vae", "conditional", "mnist", "per-sample .item()", "matplotlib savefig", "multi-file"],
+    ),
+    case(
+        "ptrblck_unet_demo",
+        "ptrblck/pytorch_misc",
+        ["unet_demo.py"],
+        "unet_demo.py",
+        tags=["segmentation", "U-Net", "synthetic-data", "if cuda.is_available: .to('cuda')", "one step"],
+    ),
+    case(
+        "udacity_skipgram_notebook",
+        "udacity/deep-learning-v2-pytorch",
+        {
+            "word2vec-embeddings/Skip_Grams_Solution.ipynb": "skip_grams.py",
+            "word2vec-embeddings/utils.py": "utils.py",
+        },
+        "skip_grams.py",
+        data=[("text8", "data/text8")],
+        tags=["course", "nlp", "word2vec", "full-softmax", "notebook-converted"],
+    ),
+    case(
+        "udacity_negsampling_notebook",
+        "udacity/deep-learning-v2-pytorch",
+        {
+            "word2vec-embeddings/Negative_Sampling_Solution.ipynb": "negative_sampling.py",
+            "word2vec-embeddings/utils.py": "utils.py",
+        },
+        "negative_sampling.py",
+        data=[("text8", "data/text8")],
+        tags=["course", "nlp", "word2vec", "negative-sampling", "multinomial", "weight.is_cuda", "notebook-converted"],
+    ),
+    case(
+        "atcold_spiral_notebook",
+        "Atcold/NYU-DLSP20",
+        {"04-spiral_classification.ipynb": "spiral.py", **ATCOLD_RES},
+        "spiral.py",
+        stubs=["IPython"],
+        tags=["course", "mlp", "synthetic-data", "data built on the device", "full-batch", "notebook-converted"],
+    ),
+    case(
+        "atcold_seq_notebook",
+        "Atcold/NYU-DLSP20",
+        {
+            "08-seq_classification.ipynb": "seq_classification.py",
+            "res/sequential_tasks.py": "res/sequential_tasks.py",
+            **ATCOLD_RES,
+        },
+        "seq_classification.py",
+        stubs=["IPython"],
+        tags=["course", "rnn", "lstm", "synthetic-sequences", "notebook-converted"],
+    ),
+    case(
+        "rasbt_gan_notebook",
+        "rasbt/deeplearning-models",
+        {"pytorch_ipynb/gan/gan.ipynb": "gan.py"},
+        "gan.py",
+        data=[("mnist", "data")],
+        tags=["gan", "mnist", "device 'cuda:2'", "loss tensors kept in a list", "notebook-converted"],
+    ),
+    case(
+        "rasbt_gnn_notebook",
+        "rasbt/deeplearning-models",
+        {"pytorch_ipynb/gnn/gnn-basic-1.ipynb": "gnn.py"},
+        "gnn.py",
+        data=[("mnist", "data", {"n_train": 60000, "n_test": 512})],  # Subset(arange(0, 59000))
+        tags=["graph", "GCN-on-pixels", "register_buffer", "bmm", "scipy", "num_workers", "notebook-converted"],
+    ),
+    case(
+        "mlbook_dcgan_notebook",
+        "rasbt/machine-learning-book",
+        {"ch17/ch17_part2.ipynb": "ch17/ch17_part2.py", "python_environment_check.py": "python_environment_check.py"},
+        "ch17_part2.py",
+        cwd="ch17",
+        data=[("mnist", ".")],
+        stubs=["IPython"],
+        tags=["gan", "DCGAN", "WGAN-GP", "autograd.grad", "mnist", "book", "notebook-converted"],
+    ),
+    case(
+        "vae_tutorial_notebook",
+        "Jackson-Kang/Pytorch-VAE-tutorial",
+        {"01_Variational_AutoEncoder.ipynb": "vae.py"},
+        "vae.py",
+        env={"HOME": "{case}"},  # MNIST('~/datasets')
+        data=[("mnist", "datasets", {"n_train": 1200})],  # x.view(batch_size, 784): full batches of 100
+        tags=["vae", "mnist", "cuda = True", "pin_memory", "notebook-converted"],
     ),
     # sequence models (research)
     _tcn(

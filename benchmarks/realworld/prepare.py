@@ -18,6 +18,7 @@ import gzip
 import io
 import json
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -52,6 +53,11 @@ def git_show(git_dir: str, commit: str, path: str) -> bytes:
     ).stdout
 
 
+# a line magic, cell magic or shell escape; not a continued line that starts with an operator
+# such as `%(a, b))`, the format operator of a print on the line above
+MAGIC = re.compile(r"\s*(%%?[A-Za-z_]|!(?!=))")
+
+
 def notebook_to_script(raw: bytes) -> bytes:
     """A notebook as File > Download as .py gives it: code cells in order, magics commented out."""
     nb = json.loads(raw)
@@ -60,7 +66,7 @@ def notebook_to_script(raw: bytes) -> bytes:
         if cell["cell_type"] != "code":
             continue
         src = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-        lines = [("# " + line) if line.lstrip().startswith(("%", "!")) else line for line in src.splitlines()]
+        lines = [("# " + line) if MAGIC.match(line) else line for line in src.splitlines()]
         cells.append("\n".join(lines).rstrip())
     return ("\n\n\n".join(c for c in cells if c.strip()) + "\n").encode()
 
@@ -211,6 +217,31 @@ def gen_paired_images(path, n=4, h=256):
         Image.fromarray(rng.integers(0, 256, (h, 2 * h, 3), dtype=np.uint8)).save(os.path.join(folder, f"{i}.jpg"))
 
 
+def gen_image_classes(path, classes=("pizza", "steak", "sushi"), n=16, h=80):
+    """An ImageFolder: path/<class>/<i>.jpg, random RGB images."""
+    from PIL import Image
+
+    rng = np.random.default_rng(zlib.crc32(path.encode()) & 0xFFFF)
+    for k in classes:
+        os.makedirs(os.path.join(path, k), exist_ok=True)
+        for i in range(n):
+            img = rng.integers(0, 256, (h, h, 3), dtype=np.uint8)
+            Image.fromarray(img).save(os.path.join(path, k, f"{i}.jpg"))
+
+
+def gen_text8(path, words=200_000, vocab=2000):
+    """text8-like: one line of lower-case words, Zipf-distributed (word2vec's subsampling keeps
+    the rare ones, drops most of the frequent)."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    rng = np.random.default_rng(11)
+    p = 1.0 / np.arange(1, vocab + 1)
+    ids = rng.choice(vocab, words, p=p / p.sum())
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    names = ["".join(letters[(i // 26**k) % 26] for k in range(3)) for i in range(vocab)]
+    with open(path, "w") as f:
+        f.write(" " + " ".join(names[i] for i in ids))
+
+
 def gen_folder(path):
     os.makedirs(path, exist_ok=True)
 
@@ -228,6 +259,8 @@ GENERATORS = {
     "cifar_pt": gen_cifar_pt,
     "fineweb_shards": gen_fineweb_shards,
     "paired_images": gen_paired_images,
+    "image_classes": gen_image_classes,
+    "text8": gen_text8,
     "folder": gen_folder,
 }
 
@@ -297,13 +330,85 @@ def make(env_id):
     return CartPole()
 '''
 
+_IPYTHON_DISPLAY = """def clear_output(wait=False):
+    pass
+
+
+def display(*objs, **kwargs):
+    pass
+
+
+class HTML:
+    def __init__(self, data=None, **kwargs):
+        self.data = data
+
+
+class Image:
+    def __init__(self, data=None, filename=None, **kwargs):
+        self.data, self.filename = data, filename
+"""
+
+_IPYWIDGETS = '''"""A stand-in for ipywidgets: widgets that hold their attributes and show nothing."""
+
+
+class _Attrs:
+    pass
+
+
+class _Widget:
+    def __init__(self, *args, children=(), **kwargs):
+        self.children = tuple(children)
+        self.value = kwargs.pop("value", "")
+        self.bar_style = ""
+        self.layout = _Attrs()
+        self.style = _Attrs()
+        for k, v in kwargs.items():
+            setattr(self, k, v)
+
+    def close(self):
+        pass
+
+
+class FloatProgress(_Widget):
+    pass
+
+
+class HTML(_Widget):
+    pass
+
+
+class HBox(_Widget):
+    pass
+'''
+
+
+def _unused(*names):
+    """A stand-in module whose names raise if called: imported for plots after training."""
+    body = "".join(
+        f"\n\nclass {n}:\n    def __init__(self, *args, **kwargs):\n        raise NotImplementedError('a stand-in')\n"
+        if n[0].isupper()
+        else f"\n\ndef {n}(*args, **kwargs):\n    raise NotImplementedError('a stand-in')\n"
+        for n in names
+    )
+    return '"""A stand-in: imported, not used before training ends."""' + body
+
+
 STUBS = {
     "gym": {"gym/__init__.py": _GYM},
     "IPython": {
-        "IPython/__init__.py": "def get_ipython():\n    return None\n",
-        "IPython/display.py": "def clear_output(wait=False):\n    pass\n",
+        # matplotlib reads version_info of an IPython it finds imported
+        "IPython/__init__.py": "version_info = (8, 30, 0)\n\n\ndef get_ipython():\n    return None\n",
+        "IPython/display.py": _IPYTHON_DISPLAY,
     },
+    "ipywidgets": {"ipywidgets/__init__.py": _IPYWIDGETS},  # what tqdm.notebook builds its bar of
     "pandas": {"pandas/__init__.py": '"""A stand-in: imported, never used."""\n'},
+    "seaborn": {"seaborn/__init__.py": '"""A stand-in: imported, never used."""\n'},
+    "sklearn": {
+        "sklearn/__init__.py": '"""A stand-in: the modules a notebook imports for its plots after training."""\n',
+        "sklearn/decomposition.py": _unused("PCA"),
+        "sklearn/manifold.py": _unused("TSNE"),
+        "sklearn/metrics.py": _unused("confusion_matrix", "ConfusionMatrixDisplay"),
+    },
     "torchsummary": {
         "torchsummary/__init__.py": "def summary(model, input_size, *args, **kwargs):\n    print(model)\n"
     },
