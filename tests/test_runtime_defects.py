@@ -242,3 +242,42 @@ def test_a_convolution_cannot_be_traced_on_the_device_and_its_cpu_copy_can():
         "a convolution traces on the XLA device now (XLA903 can go)"
     )
     assert results["linear"] == results["lstm"] == "traced"
+
+
+INFERENCE_CHILD = """
+import json
+
+import torch
+import torch.nn as nn
+import torch_xla
+
+device = torch_xla.device()
+results = {}
+for name, module, shape in (("linear", nn.Linear(4, 2), (3, 4)), ("lstm", nn.LSTM(4, 4), (2, 1, 4)), ("conv", nn.Conv2d(1, 2, 3), (1, 1, 5, 5))):
+    module, x = module.to(device), torch.randn(*shape).to(device)
+    for mode, context in (("inference_mode", torch.inference_mode), ("no_grad", torch.no_grad)):
+        try:
+            with context():
+                module(x)
+            torch_xla.sync()
+            results[f"{name} {mode}"] = "ran"
+        except RuntimeError as exc:
+            results[f"{name} {mode}"] = str(exc).splitlines()[0]
+print("RESULTS " + json.dumps(results))
+"""
+
+
+def test_linear_layers_cannot_run_under_inference_mode_and_do_under_no_grad():
+    """XLA904: nn.Linear and nn.LSTM on the XLA device fail under torch.inference_mode(), a
+    convolution runs; under torch.no_grad() (what XLA904 writes) all run."""
+    env = {**os.environ, "PJRT_DEVICE": "CPU"}
+    done = subprocess.run([sys.executable, "-c", INFERENCE_CHILD], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    line = next(line for line in done.stdout.splitlines() if line.startswith("RESULTS "))
+    results = json.loads(line.removeprefix("RESULTS "))
+    failed = "Cannot set version_counter for inference tensor"
+    assert results["linear inference_mode"] == results["lstm inference_mode"] == failed, (
+        "a linear layer runs under inference mode on XLA now (XLA904 can go)"
+    )
+    assert results["conv inference_mode"] == "ran"
+    assert all(results[f"{name} no_grad"] == "ran" for name in ("linear", "lstm", "conv"))
