@@ -659,3 +659,8 @@ CASES = [
         tags=["vision", "cifar10", "muon-optimizer", "bf16", "torch.compile", "new-style"],
     ),
 ]
+
+# Public Lightning and Fabric scripts (issue 32), kept in a module of their own
+from corpus_frameworks import FRAMEWORK_CASES  # noqa: E402
+
+CASES += FRAMEWORK_CASES
