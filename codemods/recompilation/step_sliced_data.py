@@ -13,6 +13,8 @@ from migrate_xla.rule import ON_ACCELERATOR, TORCH, UNSAFE, Rule, code_nodes, co
 
 # A slice whose bound computes with a name: what a batch taken by the step looks like
 SLICED = r"\[[^\[\]\n]*(?:[*+][^\[\]\n]*:|:[^\[\]\n]*[*+])[^\[\]\n]*\]"
+# or whose bounds are two names (``x[start:end]``, computed from the counter in the loop)
+NAMED_BOUNDS = r"\[\s*\w+\s*:\s*\w+\s*\]"
 
 
 class StepSlicedData(CompiledOnly, Rule):
@@ -41,7 +43,7 @@ class StepSlicedData(CompiledOnly, Rule):
     SUMMARY = "data kept on the device and sliced by the loop's counter compiles a graph every step"
     FIX = UNSAFE
     SEVERITY = "warning"
-    TRIGGERS = (SLICED,)
+    TRIGGERS = (SLICED, NAMED_BOUNDS)
     REQUIRES = (ON_ACCELERATOR,)
     WHOLE_MODULE = True  # the move to the device may be anywhere in the file
     BEFORE = (
@@ -69,8 +71,24 @@ class StepSlicedData(CompiledOnly, Rule):
         self.on_device = _device_names(node)
 
     def visit_For(self, node: cst.For) -> None:
-        trains = calls_training_step(node.body)
-        self.counters.append({n.value for n in code_nodes(node.target) if isinstance(n, cst.Name)} if trains else set())
+        if not calls_training_step(node.body):
+            self.counters.append(set())
+            return
+        counters = {n.value for n in code_nodes(node.target) if isinstance(n, cst.Name)}
+        # names the body computes from the counter: start = batch; end = start + batch_size
+        derived = [
+            (target.target.value, _names(statement.value))
+            for statement in code_nodes(node.body)
+            if isinstance(statement, cst.Assign)
+            for target in statement.targets
+            if isinstance(target.target, cst.Name)
+        ]
+        grown = True
+        while grown:
+            before = len(counters)
+            counters |= {name for name, read in derived if read & counters}
+            grown = len(counters) > before
+        self.counters.append(counters)
 
     def leave_For(self, original, updated):
         self.counters.pop()
@@ -84,7 +102,7 @@ class StepSlicedData(CompiledOnly, Rule):
         name = dotted(original.value)
         if part.step is not None or part.lower is None or part.upper is None or name not in self.on_device:
             return updated
-        read = {n.value for bound in (part.lower, part.upper) for n in code_nodes(bound) if isinstance(n, cst.Name)}
+        read = _names(part.lower) | _names(part.upper)
         if not read & counters or not self.matters():
             return updated
         lower, upper = code_of(part.lower), code_of(part.upper)
@@ -100,6 +118,10 @@ class StepSlicedData(CompiledOnly, Rule):
             self.flag(original, message)
             return updated
         return self.replace(original, updated, parse_expr(fixed), message, imports=[TORCH])
+
+
+def _names(node: cst.CSTNode) -> set[str]:
+    return {n.value for n in code_nodes(node) if isinstance(n, cst.Name)}
 
 
 def _device_names(module: cst.Module) -> set[str]:
