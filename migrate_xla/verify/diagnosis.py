@@ -333,7 +333,9 @@ def _steps_not_cut(run) -> list[Finding]:
         # Graphs a step's own sync compiled: the steps are cut, and a new graph each step is a
         # recompilation (a layer-wise trainer moving to its next layer; a slice by the step's
         # number; graphs a value read cut), told by _recompilations, not an uncut step.
-        late = run.compile_causes[second_half[0] : second_half[-1]] if growing and run.compile_causes else []
+        # (the last of the causes: the debug file can miss a graph, so counts are no indexes into it)
+        count = second_half[-1] - second_half[0]
+        late = run.compile_causes[-count:] if growing and count and run.compile_causes else []
         if growing and not (late and any(_at_a_sync(c["cause"]) for c in late)):
             what = "a new, bigger graph compiled at every step, none at a torch_xla.sync()"
         elif ran * 2 * optimizers < len(executions) - 2:
