@@ -39,7 +39,11 @@ class UnusedCudaImport(Rule):
 
     def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom):
         if not isinstance(original.names, cst.ImportStar):
-            self._unused(original, [(a.asname.name if a.asname else a.name).value for a in original.names])
+            # ``from torch import cuda as cuda`` re-exports the name (a package's __init__): it is used
+            self._unused(
+                original,
+                [(a.asname.name if a.asname else a.name).value for a in original.names if not _reexport(a)],
+            )
         return updated
 
     def _unused(self, original: cst.CSTNode, locals_: list[str]) -> None:
@@ -55,3 +59,13 @@ class UnusedCudaImport(Rule):
                 fixed=fixing,
                 drops=(spec,) if fixing and spec is not None else (),
             )
+
+
+def _reexport(alias: cst.ImportAlias) -> bool:
+    """``name as name``: the explicit re-export of a package's ``__init__`` (PEP 484's convention)."""
+    return (
+        alias.asname is not None
+        and isinstance(alias.asname.name, cst.Name)
+        and isinstance(alias.name, cst.Name)
+        and alias.asname.name.value == alias.name.value
+    )
