@@ -47,6 +47,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_corpus.py
 	$(BIN)/python benchmarks/bench_startup.py
 	$(BIN)/python benchmarks/bench_verify.py
+	$(BIN)/python benchmarks/bench_tpu_report.py
 
 # docs/rules.md and migrate_xla/rule_index.py (what the pre-filter reads of each rule) are
 # generated from the rules (tests/test_docs.py and tests/test_prefilter.py check that they are current).

@@ -31,7 +31,10 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a process that Ctrl-C s
 # Subcommands imported when named: `verify` pulls in the harness (15 ms), which a
 # pre-commit run of `--check` does not need. It imports no torch either: only the
 # harness's child processes do.
-LAZY_COMMANDS = {"verify": ("migrate_xla.verify.command", "verify_command")}
+LAZY_COMMANDS = {
+    "verify": ("migrate_xla.verify.command", "verify_command"),
+    "tpu-report": ("migrate_xla.verify.command", "tpu_report_command"),
+}
 
 
 class MigrateByDefault(click.Group):
@@ -93,6 +96,7 @@ def main() -> None:
     xla-migrate --diff PATH...       show what would change, write nothing
     xla-migrate --check PATH...      list findings (path:line:col: CODE message), write nothing
     xla-migrate verify SCRIPT        run SCRIPT and its migration, compare the losses
+    xla-migrate tpu-report SCRIPT    what a TPU would make of the migration's graphs
     xla-migrate rules                list the rules
     xla-migrate explain CODE         what a rule does and why
 

@@ -997,7 +997,13 @@ def test_top_level_help_lists_the_everyday_options_and_the_commands(cli):
     for option in ("--exclude", "--stats", "--quiet", "--exit-zero", "--jobs", "--version", "--help"):
         assert re.search(rf"^  (-\w, )?{option}\b", result.stdout, re.M), option
     commands = result.stdout.split("Commands:\n")[1]
-    assert [line.split()[0] for line in commands.splitlines()] == ["explain", "migrate", "rules", "verify"]
+    assert [line.split()[0] for line in commands.splitlines()] == [
+        "explain",
+        "migrate",
+        "rules",
+        "tpu-report",
+        "verify",
+    ]
 
 
 def test_bare_command_prints_the_usage(cli):

@@ -1,4 +1,5 @@
-"""``xla-migrate verify SCRIPT [-- ARGS...]``: the click command of the harness."""
+"""``xla-migrate verify SCRIPT [-- ARGS...]`` and ``xla-migrate tpu-report SCRIPT [-- ARGS...]``:
+the click commands of the harness."""
 
 from __future__ import annotations
 
@@ -10,7 +11,19 @@ import click
 
 from migrate_xla.project import migration_options
 from migrate_xla.verify.compare import table
-from migrate_xla.verify.harness import PRECISIONS, Settings, VerifyError, record_reference, verify
+from migrate_xla.verify.harness import PRECISIONS, Settings, VerifyError, profile, record_reference, verify
+from migrate_xla.verify.tpu_report import DEFAULT_TPU, TPUS, render
+
+
+def tpu_option(command):
+    """``--tpu NAME``: the TPU generation the report is for (an unknown name lists the known)."""
+    return click.option(
+        "--tpu",
+        type=click.Choice(sorted(TPUS), case_sensitive=False),
+        default=DEFAULT_TPU,
+        show_default=True,
+        help="The TPU generation the TPU report is for (Google Cloud's published figures: docs/tpu_performance.md).",
+    )(command)
 
 
 @click.command("verify")
@@ -73,6 +86,13 @@ from migrate_xla.verify.harness import PRECISIONS, Settings, VerifyError, record
 )
 @click.option("--rtol", type=float, help="Relative tolerance (default by precision).")
 @click.option("--atol", type=float, help="Absolute tolerance (default by precision).")
+@tpu_option
+@click.option(
+    "--tpu-report/--no-tpu-report",
+    default=True,
+    show_default=True,
+    help="Read one step's graphs of the migrated run for the TPU report (`xla-migrate tpu-report` gives it alone).",
+)
 @migration_options
 @click.option(
     "--python",
@@ -104,6 +124,8 @@ def verify_command(
     torchrun,
     rtol,
     atol,
+    tpu,
+    tpu_report,
     given,
     python,
     json_path,
@@ -135,6 +157,8 @@ def verify_command(
         rtol=rtol,
         atol=atol,
         python=python,
+        tpu=tpu.lower(),
+        tpu_report=tpu_report,
         **given,
     )
     try:
@@ -164,3 +188,53 @@ def verify_command(
         write_plot(result, plot_path)
         click.echo(f"plot: {plot_path}")
     sys.exit(result.exit_code)
+
+
+@click.command("tpu-report")
+@click.argument("script", type=click.Path(path_type=Path))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@tpu_option
+@click.option(
+    "--migrated", type=click.Path(path_type=Path), help="Use this migrated script instead of migrating SCRIPT."
+)
+@click.option(
+    "--project",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Folder whose modules are migrated with SCRIPT (default: SCRIPT's folder).",
+)
+@click.option(
+    "--steps",
+    type=click.IntRange(min=1),
+    default=4,
+    show_default=True,
+    help="Stop the run after N optimizer steps; the report reads the last one.",
+)
+@click.option(
+    "--timeout", type=click.FloatRange(min=1), default=900, show_default=True, help="Seconds the run may take."
+)
+@click.option("--device", help="PJRT_DEVICE of the run (default: $PJRT_DEVICE, else CPU).")
+@migration_options
+@click.option("--python", "python", metavar="PATH", help="The interpreter that runs it (as for verify).")
+@click.option("--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Write the report as JSON.")
+def tpu_report_command(script, args, tpu, migrated, project, steps, timeout, device, given, python, json_path):
+    """What a TPU would make of SCRIPT's migration: its graphs, read from one step of the migrated
+    run on CPU PJRT (as written, not in float64), with the losses not compared.
+
+    Matrix products off the TPU's tiles, float32 ones, the step's FLOPs and bytes and the least
+    time they take on --tpu, whether it fits its memory, host transfers and graphs a step, each
+    with your file and line (docs/tpu_performance.md). Exit status: 0 when the run reached the
+    step the report reads, 2 otherwise.
+    """
+    settings = Settings(steps=steps, timeout=timeout, device=device, python=python, tpu=tpu.lower(), **given)
+    try:
+        run, report = profile(script, list(args), settings, migrated=migrated, project=project)
+    except VerifyError as exc:
+        click.echo(f"tpu-report: error: {exc}", err=True)
+        sys.exit(2)
+    click.echo("\n".join(render(report)))
+    if run.error:
+        click.echo(f"tpu-report: the migrated run failed: {run.error}\n{run.stderr_tail}", err=True)
+    if json_path is not None:
+        migrated_run = {"device": run.device, "steps": run.steps_done, "error": run.error}
+        json_path.write_text(json.dumps({"tpu_report": report, "migrated": migrated_run}, indent=2))
+    sys.exit(0 if report["available"] else 2)

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from migrate_xla.verify.diagnosis import Finding, diagnose
+from migrate_xla.verify.tpu_report import render as render_tpu_report
 
 FLOAT64_TOLERANCE = (1e-6, 1e-9)
 # Where float64 costs too much (large convolutional models, harness.FLOAT64_CONV_BUDGET) the
@@ -126,6 +127,8 @@ class Run:
     runtime: str | None = None  # the migrated run's: torch-xla, or torch-tpu (emulated on the CPU)
     # each torch.compile call: file, line, backend, how it ran ("eagerly", "compiled", "refused"; child/compiled.py)
     compiled: list[dict] = field(default_factory=list)
+    # the XLA run's capture of one step for the TPU report, its graphs read (tpu_report.collect)
+    tpu_capture: dict | None = None
 
     @property
     def emulates_tpu(self) -> bool:
@@ -154,6 +157,7 @@ class Result:
     # an instrument the runs went without, the original failing under it (harness.py):
     # {"instrument", "run", "error"}; None: every instrument kept
     dropped_instrument: dict | None = None
+    tpu_report: dict | None = None  # what a TPU would make of the migrated run's graphs (tpu_report.build)
 
     @property
     def exit_code(self) -> int:
@@ -199,6 +203,7 @@ class Result:
             "diagnosis": [f.to_dict() for f in self.diagnosis],
             "reference": run(self.reference, False),
             "migrated": run(self.migrated, True),
+            "tpu_report": self.tpu_report,
         }
 
     def to_json(self) -> str:
@@ -365,6 +370,7 @@ def table(result: Result) -> str:
         for finding in result.diagnosis:
             rule = f" [{finding.rule}]" if finding.rule else ""
             lines.append(f"  {finding.kind}: {finding.message}{rule}")
+    lines += render_tpu_report(result.tpu_report)
     return "\n".join(lines) + "\n"
 
 

@@ -34,15 +34,14 @@ from migrate_xla.findings import RUNTIMES
 from migrate_xla.project import MIGRATION_FIELDS, Project, SettingsError, configure
 from migrate_xla.sources.discovery import find_sources
 from migrate_xla.sources.writing import write_copy
-from migrate_xla.verify import cuda_refusals, interpreter
+from migrate_xla.verify import cuda_refusals, interpreter, tpu_report
 from migrate_xla.verify.compare import Result, Run, compare
 from migrate_xla.verify.diagnosis import in_user_files
+from migrate_xla.verify.frames import INSTRUMENT_FOLDER
+from migrate_xla.verify.frames import is_library as _is_library
 from migrate_xla.verify.progress import INTERVAL_S, Progress, latest_progress
 
 HERE = Path(__file__).resolve().parent
-# The children's PYTHONPATH gets a folder of this name holding the instrumentation alone
-# (see _instrumentation); their frames in it are not the user's.
-INSTRUMENT_FOLDER = "xla-migrate-instrument"
 TRACE_FORMAT = "xla-migrate-reference/1"
 # A read of torchrun's variables that fails without them (``os.environ["RANK"]``), as opposed
 # to a probe (``os.environ.get("RANK", -1)``, ``"RANK" in os.environ``) that picks a path.
@@ -102,6 +101,8 @@ class Settings:
     precision: str = "auto"  # float64 (the exactness check), native, or auto: float64 on CPU PJRT
     diagnose: bool = False  # record every parameter's and gradient's norm at every step
     torchrun: bool | None = None  # one-process torchrun variables; None: when the script needs them
+    tpu: str = tpu_report.DEFAULT_TPU  # the TPU generation the report is for (tpu_report.TPUS)
+    tpu_report: bool = True  # read one step's graphs of the XLA run for the TPU report (tpu_report.py)
 
     def migration(self) -> dict[str, object]:
         """The migration settings given (migrate_xla/settings.py's fields), to put in place of the configuration's."""
@@ -140,6 +141,7 @@ def verify(
             "(the migrated script's own folder is on its path): give one of them"
         )
     settings = dataclasses.replace(settings, runtime=runtime_of(settings, (project or script.parent).resolve()))
+    tpu = _tpu(settings)
     if settings.runtime == TORCH_TPU and settings.device is not None:
         raise VerifyError(
             f"--device {settings.device} is PyTorch/XLA's PJRT_DEVICE: a torch-tpu migration runs with the "
@@ -218,9 +220,67 @@ def verify(
         result.python = python
         result.runtime = settings.runtime
         result.dropped_instrument = dropped
+        if settings.tpu_report:
+            result.tpu_report = _tpu_report(runs["migrated"], settings, tpu, float64, originals)
         if note:
             result.tolerance_source = f"{result.tolerance_source} ({note})"
         return result
+
+
+def _tpu(settings: Settings) -> tpu_report.Tpu:
+    """The TPU generation the report is for; an unknown one stops verify before anything runs."""
+    try:
+        return tpu_report.generation(settings.tpu)
+    except tpu_report.UnknownTpu as exc:
+        raise VerifyError(f"--tpu: {exc}") from None
+
+
+def _tpu_report(run: Run, settings: Settings, tpu: tpu_report.Tpu, float64: bool, originals: dict) -> dict:
+    """The TPU report of the migrated run, in the user's lines (tpu_report.py)."""
+    why_not = None
+    if settings.runtime == TORCH_TPU:
+        why_not = (
+            "a TorchTPU migration runs eagerly here, with the tpu device emulated: there are no XLA graphs to read"
+        )
+    return tpu_report.build(tpu_report.in_user_lines(run.tpu_capture, originals), run, tpu, float64, why_not)
+
+
+def profile(
+    script: Path,
+    args: list[str] = (),
+    settings: Settings | None = None,
+    migrated: Path | None = None,
+    project: Path | None = None,
+) -> tuple[Run, dict]:
+    """The TPU report alone: only the migrated run, as written (not in float64), no comparison.
+    Returns the run and the report (tpu_report.build)."""
+    settings = dataclasses.replace(settings or Settings(), tpu_report=True, precision="native")
+    script = script.resolve()
+    if not script.is_file():
+        raise VerifyError(f"no such script: {script}")
+    settings = dataclasses.replace(settings, runtime=runtime_of(settings, (project or script.parent).resolve()))
+    tpu = _tpu(settings)
+    if settings.runtime == TORCH_TPU:
+        raise VerifyError(
+            "the TPU report reads PyTorch/XLA's graphs: a TorchTPU migration (--runtime torch-tpu) has none"
+        )
+    env = _shared_environment(script, settings)
+    python = _interpreter(settings, env, xla=True)
+    with tempfile.TemporaryDirectory(prefix="xla-migrate-verify-") as tmp:
+        work = Path(tmp)
+        if migrated is None:
+            root = (project or script.parent).resolve()
+            migrated, migrated_root = migrate_project(script, root, work / "migrated", settings)
+            originals = {copy: root / copy.relative_to(migrated_root) for copy in migrated_root.rglob("*.py")}
+        else:
+            migrated, originals = migrated.resolve(), {}  # the user's own migrated script: its lines
+            if not migrated.is_file():
+                raise VerifyError(f"no such migrated script: {migrated}")
+            migrated_root = migrated.parent
+        jobs = [("migrated", migrated, [str(migrated_root)])]
+        run = _run_all(jobs, list(args), env, settings, work / "native", False, python)["migrated"]
+        run.compile_causes = in_user_files(run.compile_causes, originals)
+        return run, _tpu_report(run, settings, tpu, False, originals)
 
 
 def _without_failing_instruments(runs, jobs, args, env, settings: Settings, work: Path, float64: bool, python):
@@ -595,6 +655,8 @@ def _run_child(
             "float64": float64,
             "diagnose": settings.diagnose,
             "perturb": role == "twin",
+            # the TPU report's capture of one step of the XLA run (child/tpu_capture.py)
+            "tpu_capture": role == "migrated" and settings.runtime != TORCH_TPU and settings.tpu_report,
             # the original script (reference, twin) without a GPU: CUDA emulated as cuda_api.py decides
             **({"cuda_api": cuda_refusals.child_facts()} if role != "migrated" else {}),
             # the migrated run of a TorchTPU migration: the "tpu" device emulated on the CPU
@@ -620,6 +682,8 @@ def _run_child(
         if "PT_XLA_DEBUG_LEVEL" not in env and "PT_XLA_DEBUG" not in env:
             child_env["PT_XLA_DEBUG_LEVEL"] = "2"
             child_env["PT_XLA_DEBUG_FILE"] = str(debug_file)
+        if settings.tpu_report:  # each operation's Python stack in the graphs the TPU report reads
+            child_env.setdefault("XLA_HLO_DEBUG", "1")
     run = Run(role, float64=float64, runtime=(settings.runtime or RUNTIMES[0]) if role == "migrated" else None)
     started = time.monotonic()
     with open(work / f"{role}.stdout", "wb") as out, open(work / f"{role}.stderr", "wb") as err:
@@ -671,6 +735,8 @@ def _run_child(
         run.error = f"{NO_BACKWARD}: no training loss to compare"
     if run.error and run.losses:
         run.error += f" after {len(run.losses)} steps"
+    if run.tpu_capture:  # read now: its graphs lie in the run's temporary folder
+        run.tpu_capture = tpu_report.collect(run.tpu_capture, records, _read(debug_file))
     return run
 
 
@@ -735,6 +801,7 @@ def _merge_records(run: Run, folder: Path, main_pid: int | None = None) -> None:
     run.compiled = chosen.get("compiled", [])
     if chosen.get("error"):
         run.error = chosen["error"]
+    run.tpu_capture = chosen.get("tpu_capture")
 
 
 def chosen_record(records: list[dict], main_pid: int | None) -> dict | None:
@@ -856,17 +923,6 @@ def stderr_report(text: str, lines: int = 25) -> str:
     last = rest[-5:]
     cut = len(rest) - len(last)
     return "\n".join([*block, *message, *([f"[... {cut} more lines ...]"] if cut else []), *last])
-
-
-def _is_library(file: str) -> bool:
-    parts = Path(file).parts
-    return (
-        "site-packages" in parts
-        or "dist-packages" in parts
-        or file.startswith("<")
-        or INSTRUMENT_FOLDER in parts
-        or "/lib/python3" in file
-    )
 
 
 def _read(path: Path) -> str:

@@ -26,7 +26,8 @@ What it does:
   migrated run of a TorchTPU migration (``--runtime torch-tpu``), emulates the "tpu"
   device and ``torch.tpu`` on the CPU the same way, without torch_xla;
 - in the XLA run, reads torch_xla's metrics: compilations and executions by step, CPU
-  fallbacks;
+  fallbacks; and for the TPU report, one step's graphs as torch_xla lowers them, the bytes
+  it moves between host and device and where from;
 - on SIGTERM (the harness's timeout), writes what it recorded so far.
 
 This package's ``__init__`` wires the parts, one module a concern:
@@ -43,6 +44,7 @@ This package's ``__init__`` wires the parts, one module a concern:
 - ``emulation``: a device emulated on the CPU, what CUDA and TorchTPU share;
   ``cuda_emulation`` and ``tpu_emulation``: each device's own;
 - ``xla_metrics``: torch_xla's metrics in the XLA run;
+- ``tpu_capture``: in the XLA run, one step's graphs and transfers for the TPU report;
 - ``frameworks``: in the XLA run, Accelerate's shuffled batches in the GPU's order, and on
   CPU PJRT Lightning's "tpu" accelerator admitted;
 - ``shared``: what several of them share.
@@ -70,6 +72,7 @@ from .op_records import OpRecorder, _record_ops
 from .recorder import Recorder, _watch_modules
 from .rng import _install_rng_alignment
 from .seeding import _seed_everything
+from .tpu_capture import TpuCapture
 from .tpu_emulation import TpuEmulationMode, _install_tpu_shim
 from .twin import TwinMode
 
@@ -119,6 +122,8 @@ def install() -> None:
         _install_tpu_shim(config["tpu_api"])
     elif config["role"] == "migrated":
         _install_framework_admission(recorder)  # Accelerate's batch order, Lightning on CPU PJRT (frameworks.py)
+        if config.get("tpu_capture"):  # what the TPU report reads of one step (tpu_capture.py)
+            recorder.tpu_capture = TpuCapture(config, recorder._named_parameters)
     if config.get("seed") is not None:
         _seed_everything(recorder, config["seed"])
     _install_hooks(recorder)

@@ -59,6 +59,7 @@ class Recorder:
         self.compiled: list[dict] = []
         self.keep_watching = False  # a compiled model: removing the forward hook would recompile it
         self.lock = threading.Lock()
+        self.tpu_capture = None  # the TPU report's capture of one step (tpu_capture.py), in the XLA run
 
     # -- events --------------------------------------------------------------
     def on_backward(self, tensors) -> None:
@@ -76,6 +77,8 @@ class Recorder:
         # On the CPU a float costs nothing and survives a kill; on XLA it would force a
         # graph execution at every backward, so the tensor waits for the end of the run.
         self.losses.append(float(loss) if loss.device.type == "cpu" else loss)
+        if self.tpu_capture is not None and self.steps == 0 and not _live_optimizers and _on_xla():
+            self.tpu_capture.on_step(len(self.losses), self.compiled)  # updated by hand: a backward pass is a step
 
     def on_step(self) -> None:
         if self.in_scaler_step or self.done:
@@ -91,6 +94,8 @@ class Recorder:
                 compilations, executions = _xla_counts()
                 self.compilations_by_step.append(compilations)
                 self.executions_by_step.append(executions)
+                if self.tpu_capture is not None:
+                    self.tpu_capture.on_step(self.steps, self.compiled)
             self._write_progress()
             if self.steps >= self.max_steps:
                 self._stop()
@@ -259,6 +264,8 @@ class Recorder:
                 metrics["executions_by_step"] = self.executions_by_step
                 record.update(metrics)
                 record["ordinal"] = _xla_ordinal()
+                if self.tpu_capture is not None:
+                    record["tpu_capture"] = self.tpu_capture.finish()
             else:
                 record["ordinal"] = int(os.environ.get("RANK", "0") or 0)
             record["losses"] = [_as_float(loss) for loss in self.losses]
