@@ -533,6 +533,12 @@ def build(collected: dict | None, run, tpu: Tpu, float64: bool, why_not: str | N
             + (" (the autocast it asked for)" if matrix_dtype else "")
             + " and float32 elsewhere; memory figures are halved"
         )
+    if collected.get("spmd_devices"):
+        devices = collected["spmd_devices"]
+        notes.append(
+            f"the run is SPMD over {devices} devices: its graphs are the whole program before XLA partitions "
+            f"it, so with the batch sharded each chip computes about 1/{devices} of these FLOPs and rows"
+        )
     if step["graphs"] > len(graphs):
         notes.append(f"{step['graphs']} graphs ran in the step, {len(graphs)} of them captured")
     # what the report cost: the capture in the run (lowerings, the window's bookkeeping), reading

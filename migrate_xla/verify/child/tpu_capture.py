@@ -130,6 +130,7 @@ class TpuCapture:
         self.watch: _Watch | None = None
         self.at_open: dict = {}
         self.state: dict = {}
+        self.spmd_devices: int | None = None  # under SPMD the graph is the whole program, before partitioning
         self.record: dict | None = None
         self.seconds = 0.0  # spent capturing: the lowerings, the live objects' walk, the calls' bookkeeping
 
@@ -191,6 +192,7 @@ class TpuCapture:
         self.at_open = _transfer_counts()
         self.loader_at_open = dict(self.loader)
         self.state = _state_bytes([p for _, p in self.models()], self.float64)
+        self.spmd_devices = _spmd_devices()
         self._patch()
         self.open = True
         self.seconds += time.perf_counter() - started
@@ -213,6 +215,7 @@ class TpuCapture:
             "instrumentation": self.instrumentation,
             "loader": self.loader,
             "state": self.state,
+            "spmd_devices": self.spmd_devices,
             "float64": self.float64,
             "seconds": self.seconds,
             "error": self.error,
@@ -389,6 +392,13 @@ def _to_host(args, kwargs) -> bool:
         if isinstance(value, (str, torch.device)) and str(value).split(":")[0] == "cpu":
             return True
     return False
+
+
+def _spmd_devices() -> int | None:
+    """The devices an SPMD program is partitioned over; None without SPMD."""
+    import torch_xla.runtime as xr
+
+    return xr.global_runtime_device_count() if xr.is_spmd() else None
 
 
 def _flatten(data, into: list) -> None:
