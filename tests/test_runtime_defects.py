@@ -83,14 +83,20 @@ print("RESULTS " + json.dumps(results))
 """
 
 
-@pytest.fixture(scope="module")
-def measured() -> dict:
-    code = CHILD.format(helpers="\n".join(textwrap.dedent(text) for text in HELPERS.values()))
+def run_child(code: str) -> dict:
+    """Run ``code`` with torch and torch_xla on CPU PJRT in a child process (this one never
+    imports torch); what it printed after ``RESULTS ``, as JSON."""
     env = {**os.environ, "PJRT_DEVICE": "CPU"}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     line = next(line for line in done.stdout.splitlines() if line.startswith("RESULTS "))
     return json.loads(line.removeprefix("RESULTS "))
+
+
+@pytest.fixture(scope="module")
+def measured() -> dict:
+    code = CHILD.format(helpers="\n".join(textwrap.dedent(text) for text in HELPERS.values()))
+    return run_child(code)
 
 
 def close(a: list[float], b: list[float], tol: float = 1e-5) -> bool:
@@ -192,11 +198,7 @@ def test_batch_norm_statistics_are_computed_in_one_pass():
     at a mean of 1000 and a deviation of 1, NaN where the CPU normalizes to 1. No rule works
     around it (normalized activations rarely sit that far from 0); verify's twin rounds the
     same way to calibrate its tolerance (child/twin.py's TwinMode, compare.TWIN_FACTOR)."""
-    env = {**os.environ, "PJRT_DEVICE": "CPU"}
-    done = subprocess.run([sys.executable, "-c", BATCH_NORM], env=env, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    line = next(line for line in done.stdout.splitlines() if line.startswith("RESULTS "))
-    std = json.loads(line.removeprefix("RESULTS "))
+    std = run_child(BATCH_NORM)
     assert std["cpu 0"] == pytest.approx(1.0, abs=1e-3) and std["xla 0"] == pytest.approx(1.0, abs=1e-3)
     assert std["cpu 1000"] == pytest.approx(1.0, abs=1e-3)
     assert std["xla 1000"] is None or abs(std["xla 1000"] - 1.0) > 0.05, "two-pass now: the twin's rounding can go"
@@ -233,11 +235,7 @@ print("RESULTS " + json.dumps(results))
 def test_a_convolution_cannot_be_traced_on_the_device_and_its_cpu_copy_can():
     """XLA903: torch.jit.trace (TensorBoard's add_graph) of a module on the XLA device fails at a
     convolution; linear and LSTM layers trace; the CPU copy XLA903 writes traces every one."""
-    env = {**os.environ, "PJRT_DEVICE": "CPU"}
-    done = subprocess.run([sys.executable, "-c", TRACE_CHILD], env=env, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    line = next(line for line in done.stdout.splitlines() if line.startswith("RESULTS "))
-    results = json.loads(line.removeprefix("RESULTS "))
+    results = run_child(TRACE_CHILD)
     assert results["conv"].startswith("Cannot insert a Tensor that requires grad as a constant"), (
         "a convolution traces on the XLA device now (XLA903 can go)"
     )
@@ -270,11 +268,7 @@ print("RESULTS " + json.dumps(results))
 def test_linear_layers_cannot_run_under_inference_mode_and_do_under_no_grad():
     """XLA904: nn.Linear and nn.LSTM on the XLA device fail under torch.inference_mode(), a
     convolution runs; under torch.no_grad() (what XLA904 writes) all run."""
-    env = {**os.environ, "PJRT_DEVICE": "CPU"}
-    done = subprocess.run([sys.executable, "-c", INFERENCE_CHILD], env=env, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    line = next(line for line in done.stdout.splitlines() if line.startswith("RESULTS "))
-    results = json.loads(line.removeprefix("RESULTS "))
+    results = run_child(INFERENCE_CHILD)
     failed = "Cannot set version_counter for inference tensor"
     assert results["linear inference_mode"] == results["lstm inference_mode"] == failed, (
         "a linear layer runs under inference mode on XLA now (XLA904 can go)"
