@@ -157,16 +157,7 @@ def verify(
     python = _interpreter(settings, env, xla=settings.runtime != TORCH_TPU)
     with tempfile.TemporaryDirectory(prefix="xla-migrate-verify-") as tmp:
         work = Path(tmp)
-        if migrated is None:
-            root = (project or script.parent).resolve()
-            migrated, migrated_root = migrate_project(script, root, work / "migrated", settings)
-            originals = {copy: root / copy.relative_to(migrated_root) for copy in migrated_root.rglob("*.py")}
-        else:
-            migrated = migrated.resolve()
-            if not migrated.is_file():
-                raise VerifyError(f"no such migrated script: {migrated}")
-            migrated_root = migrated.parent
-            originals = {}  # the user's own migrated script: its lines are the ones to show
+        migrated, migrated_root, originals = _migrated_script(script, project, migrated, work, settings)
         jobs = [("migrated", migrated, [str(migrated_root)])]
         if trace is None:
             jobs.append(("reference", script, []))
@@ -235,6 +226,25 @@ def _tpu(settings: Settings) -> tpu_report.Tpu:
         raise VerifyError(f"--tpu: {exc}") from None
 
 
+def _migrated_script(
+    script: Path, project: Path | None, migrated: Path | None, work: Path, settings: Settings
+) -> tuple[Path, Path, dict[Path, Path]]:
+    """The script the migrated run runs, its folder, and each migrated copy's original: SCRIPT's
+    project migrated under WORK, or the user's own migrated script (its lines are the ones to show)."""
+    if migrated is None:
+        root = (project or script.parent).resolve()
+        migrated, migrated_root = migrate_project(script, root, work / "migrated", settings)
+        return (
+            migrated,
+            migrated_root,
+            {copy: root / copy.relative_to(migrated_root) for copy in migrated_root.rglob("*.py")},
+        )
+    migrated = migrated.resolve()
+    if not migrated.is_file():
+        raise VerifyError(f"no such migrated script: {migrated}")
+    return migrated, migrated.parent, {}
+
+
 def _tpu_report(run: Run, settings: Settings, tpu: tpu_report.Tpu, float64: bool, originals: dict) -> dict:
     """The TPU report of the migrated run, in the user's lines (tpu_report.py)."""
     why_not = None
@@ -268,15 +278,7 @@ def profile(
     python = _interpreter(settings, env, xla=True)
     with tempfile.TemporaryDirectory(prefix="xla-migrate-verify-") as tmp:
         work = Path(tmp)
-        if migrated is None:
-            root = (project or script.parent).resolve()
-            migrated, migrated_root = migrate_project(script, root, work / "migrated", settings)
-            originals = {copy: root / copy.relative_to(migrated_root) for copy in migrated_root.rglob("*.py")}
-        else:
-            migrated, originals = migrated.resolve(), {}  # the user's own migrated script: its lines
-            if not migrated.is_file():
-                raise VerifyError(f"no such migrated script: {migrated}")
-            migrated_root = migrated.parent
+        migrated, migrated_root, originals = _migrated_script(script, project, migrated, work, settings)
         jobs = [("migrated", migrated, [str(migrated_root)])]
         run = _run_all(jobs, list(args), env, settings, work / "native", False, python)["migrated"]
         run.compile_causes = in_user_files(run.compile_causes, originals)
