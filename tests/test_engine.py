@@ -619,31 +619,29 @@ def test_a_device_count_guarding_data_parallel_stays_off_on_xla(count, guard):
 def test_a_fix_held_back_is_marked_in_the_code_and_applied_with_unsafe_fixes():
     source = """\
     import torch
-    import torch.nn.functional as F
 
     model = torch.compile(model)
-    y = F.elu(x)
+    adj = torch.sparse_coo_tensor(index, weight, (n, n))
     """
     held = migrate(source)
-    assert "# TODO(xla-migrate): XLA810" in held and "# TODO(xla-migrate): XLA901" in held
-    assert "model = torch.compile(model)\n" in held and "F.elu(x)" in held
+    assert "# TODO(xla-migrate): XLA810" in held and "# TODO(xla-migrate): XLA902" in held
+    assert "model = torch.compile(model)\n" in held and "(n, n))\n" in held
     assert migrate(held) == held
     fixed = migrate(source, unsafe_fixes=True)
-    assert "TODO(xla-migrate)" not in fixed and 'backend="openxla"' in fixed and "xla_elu(x)" in fixed
+    assert "TODO(xla-migrate)" not in fixed and 'backend="openxla"' in fixed and "(n, n)).to_dense()" in fixed
 
 
 def test_what_cannot_be_converted_is_marked_rather_than_a_fix_held_back_on_its_statement():
-    # XLA901 holds back `F.elu` -> `xla_elu` (unsafe, marked); XLA703 flags the `if` on a tensor value
+    # XLA902 holds back `torch.sparse.sum` -> `torch.sum` (unsafe, marked); XLA703 flags the `if` on a tensor value
     source = """\
         import torch
-        import torch.nn.functional as F
 
         for x in loader:
             loss = model(x.cuda())
             loss.backward()
             optimizer.step()
-            {}F.elu(loss).item(){}
+            {}torch.sparse.sum(loss).item(){}
         """
     migrated = migrate(source.format("if ", " > 10:\n                break"))
-    assert "TODO(xla-migrate): XLA703" in migrated and "TODO(xla-migrate): XLA901" not in migrated
-    assert "TODO(xla-migrate): XLA901" in migrate(source.format("total += ", ""))
+    assert "TODO(xla-migrate): XLA703" in migrated and "TODO(xla-migrate): XLA902" not in migrated
+    assert "TODO(xla-migrate): XLA902" in migrate(source.format("total += ", ""))

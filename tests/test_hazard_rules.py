@@ -390,10 +390,9 @@ def test_elu_family_calls_and_references_are_renamed_to_the_helpers(code, expect
     compile(migrated, "<migrated>", "exec")
 
 
-def test_elu_family_is_reported_without_unsafe_fixes_and_in_place_forms_are_not():
+def test_elu_family_is_fixed_by_default_and_in_place_forms_are_not():
     code = "import torch.nn.functional as F\ny = F.elu(x)\nz = F.elu(y, inplace=True)\nw = F.elu_(z)\n"
     migrated, diagnostics = migrate_with_findings(code)
-    assert [(d.line, d.code, d.fixed) for d in diagnostics] == [(2, "XLA901", False)]
-    # the code stays, marked above the call: held back, the fix leaves training otherwise than on the GPU
-    lines = migrated.splitlines(keepends=True)
-    assert lines[1].startswith("# TODO(xla-migrate): XLA901 `F.elu`") and "".join(lines[:1] + lines[2:]) == code
+    assert [(d.line, d.code, d.fixed) for d in diagnostics] == [(2, "XLA901", True)]
+    assert "y = xla_elu(x)\nz = F.elu(y, inplace=True)\nw = F.elu_(z)\n" in migrated
+    assert "TODO(xla-migrate)" not in migrated

@@ -166,7 +166,7 @@ def test_graph_attention_example_drifts_without_the_fix(tmp_path, monkeypatch):
 
     (example,) = [p for p in EXAMPLES if p.stem == "graph_attention_elu"]
     monkeypatch.chdir(tmp_path)
-    result = verify(example, [], Settings(steps=4, unsafe_fixes=False))
+    result = verify(example, [], Settings(steps=4, ignore=("XLA901",)))
     assert result.verdict == "mismatch", result.message
     # localised by default, no --diagnose: the first differing operation, its line, the rule
     (first,) = [f for f in result.diagnosis if f.kind == "first-op"]

@@ -1,5 +1,5 @@
 """XLA901: ELU, SELU and CELU, whose backward torch_xla 2.9 gets wrong for negative inputs,
-become the same functions written so that XLA differentiates them right (unsafe fix)."""
+become the same functions written so that XLA differentiates them right."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import libcst as cst
 
 from codemods.runtime_defects.common import DEFECTS_DOC
 from codemods.shared.definitions import with_definitions
-from migrate_xla.rule import TORCH, UNSAFE, FileContext, Rule, call_arg, names_trigger, snippet
+from migrate_xla.rule import SAFE, TORCH, FileContext, Rule, call_arg, names_trigger, snippet
 
 # torch's constants (torch/nn/functional.py, aten's selu)
 SELU_ALPHA = "1.6732632423543772848170429916717"
@@ -114,7 +114,7 @@ class EluBackward(Rule):
     so they are left as they are. The losses drift slowly (1e-4 relative by step 10 on a
     graph-attention network): a user cannot tell it from a bad migration.
 
-    The unsafe fix writes, once in the file after its imports, functions with the
+    The fix writes, once in the file after its imports, functions with the
     parameters of ``F.elu`` / ``F.selu`` / ``F.celu`` (``xla_elu``, ...) that compute the
     same values as ``torch.where(x > 0, x, alpha * torch.expm1(x))`` (SELU times its scale, CELU
     with ``x / alpha``; ``x.clamp(max=0)`` inside ``expm1`` so that a large positive input gives
@@ -122,9 +122,12 @@ class EluBackward(Rule):
     right, and subclasses of ``nn.ELU`` / ``nn.SELU`` / ``nn.CELU`` whose forward calls them
     (``XlaELU``, ...): the same constructor, attributes, ``repr`` and ``state_dict`` (none),
     and ``isinstance(m, nn.ELU)`` still holds. Calls and references (``act_layer=nn.ELU``)
-    are renamed to them. Unsafe because it adds code to the file and computes ELU another
-    way (the values agree to rounding); drop it once torch_xla is fixed (the slow test
-    that measures the defect fails then).
+    are renamed to them. Safe, and applied by default: the values agree with ELU's to
+    rounding and the gradients with the GPU's, where the code as written trains otherwise
+    than on the GPU with nothing to tell a user from a bad migration (it was held back,
+    marked, until a public graph-attention script's migration failed verify by default:
+    docs/realworld.md). It adds code to the file; drop it once torch_xla is fixed (the slow
+    test that measures the defect fails then).
 
     PyTorch/XLA only: the defect is in the graph torch_xla builds for the backward; TorchTPU
     lowers ELU its own way, and nothing measured says it is wrong there.
@@ -133,9 +136,8 @@ class EluBackward(Rule):
     CODE = "XLA901"
     NAME = "elu-backward"
     SUMMARY = "ELU, SELU and CELU, whose backward torch_xla 2.9 gets wrong for x < 0, become functions it differentiates right"
-    FIX = UNSAFE
+    FIX = SAFE
     SEVERITY = "warning"
-    MARK_HELD_BACK = True  # held back, the migrated code trains otherwise than on the GPU
     TRIGGERS = (names_trigger(*AFFECTED),)
     RUNTIMES = ("torch-xla",)
     BEFORE = "import torch.nn.functional as F\n\nx = F.elu(h)\n"

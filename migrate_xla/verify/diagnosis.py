@@ -293,7 +293,7 @@ def _op_finding(message: str, record: dict) -> list[Finding]:
     with the runtime defect and rule that cover it where one does."""
     defect, rule = RUNTIME_DEFECTS.get(record.get("name", ""), (None, None))
     if defect:
-        message = f"{message}: {defect}, which {rule}'s fix avoids (xla-migrate --unsafe-fixes, or `xla-migrate explain {rule}`)"
+        message = f"{message}: {defect}, which {rule}'s fix avoids (`xla-migrate explain {rule}`)"
     return [Finding("first-op", message, file=record.get("file"), line=record.get("line"), rule=rule)]
 
 

@@ -1,6 +1,6 @@
-# fixture: unsafe-fixes
 """A temporal convolution block with the hook-based weight_norm, in each spelling: it becomes the
-parametrization, which a move to the XLA device with parameters swapped can carry.
+parametrization, which a move to the XLA device with parameters swapped can carry; its removal and
+the reads of its parts follow.
 [XLA103, XLA109, XLA113]"""
 
 import torch
@@ -22,5 +22,10 @@ class TemporalBlock(nn.Module):
         y = torch.relu(self.conv2(torch.relu(self.conv1(x))))
         return self.head(y[:, :, -1])
 
+    def remove_norms(self):
+        torch.nn.utils.parametrize.remove_parametrizations(self.conv1, "weight")
+        nn.utils.parametrize.remove_parametrizations(self.conv2, tensor_name="weight")
+
 
 model = TemporalBlock(8, 3, 2).to(torch_xla.device())
+print("gain", model.conv1.parametrizations.weight.original0.norm().item())

@@ -1,6 +1,5 @@
-# fixture: unsafe-fixes
 """ELU, SELU and CELU in every spelling: torch_xla 2.9 differentiates them wrong for negative
-inputs, so the unsafe fix calls functions that compute the same values in ops XLA gets right,
+inputs, so the fix calls functions that compute the same values in ops XLA gets right,
 and modules of classes that are the torch ones with that forward; in-place forms are right and
 stay. [XLA101, XLA109, XLA201, XLA901]"""
 
