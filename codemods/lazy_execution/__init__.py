@@ -17,4 +17,5 @@ there is no graph to cut and none of these rules runs there.
 #   host_sync.py          XLA202 host-sync-in-training-loop
 #   evaluation_loop.py    XLA203 sync-in-evaluation-loop
 #   element_wise_read.py  XLA204 element-wise-read
+#   element_wise_write.py XLA205 element-wise-write
 #   common.py             the sync calls, no-grad contexts and nested scopes the rules share

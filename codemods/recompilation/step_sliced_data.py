@@ -7,6 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.recompilation.common import DYNAMIC_SHAPES_DOC, RECOMPILATION_DOC, RECOMPILES, CompiledOnly
+from codemods.shared.device_values import device_tensor_names
 from codemods.shared.statements import dotted
 from codemods.shared.training_loops import calls_training_step
 from migrate_xla.rule import ON_ACCELERATOR, TORCH, UNSAFE, Rule, code_nodes, code_of, parse_expr, snippet
@@ -68,7 +69,7 @@ class StepSlicedData(CompiledOnly, Rule):
 
     def visit_Module(self, node: cst.Module) -> None:
         super().visit_Module(node)
-        self.on_device = _device_names(node)
+        self.on_device = device_tensor_names(node)
 
     def visit_For(self, node: cst.For) -> None:
         if not calls_training_step(node.body):
@@ -122,55 +123,3 @@ class StepSlicedData(CompiledOnly, Rule):
 
 def _names(node: cst.CSTNode) -> set[str]:
     return {n.value for n in code_nodes(node) if isinstance(n, cst.Name)}
-
-
-def _device_names(module: cst.Module) -> set[str]:
-    """The names (``x``, ``self.data``) the file assigns a tensor moved to a device, and their aliases
-    (``x = xtr if split == "train" else xte``); ``x, y = x.to(d), y.to(d)`` assigns two."""
-    assignments = [
-        pair
-        for node in code_nodes(module)
-        if isinstance(node, cst.Assign)
-        for target in node.targets
-        for pair in _pairs(target.target, node.value)
-    ]
-    names = {name for name, value in assignments if name is not None and _moves(value)}
-    grown = True
-    while grown:  # aliases of aliases
-        before = len(names)
-        names |= {name for name, value in assignments if name is not None and _aliases(value, names)}
-        grown = len(names) > before
-    return names
-
-
-def _pairs(target: cst.BaseExpression, value: cst.BaseExpression) -> list[tuple[str | None, cst.BaseExpression]]:
-    """What one assignment binds: the target's name and its value, element by element where a tuple
-    is assigned a tuple of the same length."""
-    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
-        if len(target.elements) == len(value.elements):
-            return [pair for t, v in zip(target.elements, value.elements) for pair in _pairs(t.value, v.value)]
-    return [(dotted(target), value)]
-
-
-def _moves(value: cst.CSTNode) -> bool:
-    """``t.cuda()``, ``t.to(device)`` (not ``t.to(torch.float32)``), ``torch.ones(3, device=d)``."""
-    for node in code_nodes(value):
-        if not isinstance(node, cst.Call):
-            continue
-        func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "cuda":
-            return True
-        if isinstance(func, cst.Attribute) and func.attr.value == "to" and node.args:
-            first = node.args[0]
-            if first.keyword is None and "float" not in code_of(first.value) and "int" not in code_of(first.value):
-                return True
-        if any(arg.keyword is not None and arg.keyword.value == "device" for arg in node.args):
-            return True
-    return False
-
-
-def _aliases(value: cst.CSTNode, names: set[str]) -> bool:
-    """``x = xtr`` or ``x = xtr if train else xte``, one of ``names`` each way."""
-    if isinstance(value, cst.IfExp):
-        return dotted(value.body) in names and dotted(value.orelse) in names
-    return dotted(value) in names

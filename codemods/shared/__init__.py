@@ -4,7 +4,8 @@ A family (a module or package directly under ``codemods/``) imports from here an
 ``migrate_xla.rule``, never from another family; what two families both need lives
 here, under the name of what it is (tests/test_architecture.py checks it):
 
-    device_values.py   what a device expression names (devices, amp, data_loading, cuda_only)
+    device_values.py   what a device expression names (devices, amp, data_loading, cuda_only); the
+                       tensors a file keeps on a device (recompilation, lazy_execution)
     training_loops.py  what a training loop looks like: optimizer names, a training step,
                        DataLoaders, evaluation data (lazy_execution, amp, recompilation, targets)
     batch_moves.py     BatchMoveProof: whether a loop's batches may come from an MpDeviceLoader

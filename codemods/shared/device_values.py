@@ -1,10 +1,11 @@
 """What a device expression names: CUDA device strings and CUDA/CPU choices, the run's
-device's spellings (``ctx.api``: PyTorch/XLA's or TorchTPU's), and whether a script may run
-on the CPU by the user's choice.
+device's spellings (``ctx.api``: PyTorch/XLA's or TorchTPU's), whether a script may run
+on the CPU by the user's choice, and the names a file assigns tensors moved to a device.
 
 Shared by the families that meet device values: devices (XLA1xx), amp (XLA4xx: autocast's
 and GradScaler's device), data_loading (XLA302: the loader's device) and cuda_only
-(XLA899 skips the CUDA checks XLA104 keeps: ``KEPT_CUDA_CHECKS``)."""
+(XLA899 skips the CUDA checks XLA104 keeps: ``KEPT_CUDA_CHECKS``); the tensors on a device:
+recompilation (XLA706) and lazy_execution (XLA205)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import re
 
 import libcst as cst
 
-from migrate_xla.rule import TORCH_XLA, Import, Runtime, code_of, string_value, subtree
+from codemods.shared.statements import dotted
+from migrate_xla.rule import TORCH_XLA, Import, Runtime, code_nodes, code_of, string_value, subtree
 
 # "cuda", "cuda:0", and the templates scripts format an index into: "cuda:", "cuda:{}", "cuda:%d"
 CUDA_NAME = re.compile(r"cuda(:(\d+|\{\w*\}|%[dis])?)?$")
@@ -191,3 +193,56 @@ AMP_DEVICE_CALLS = frozenset(
 
 # ctx.shared key: ids of the CUDA checks left as they are, which XLA899 does not flag
 KEPT_CUDA_CHECKS = "kept-cuda-checks"
+
+
+# -- the tensors a file keeps on a device (recompilation's XLA706, lazy_execution's XLA205) --
+def device_tensor_names(module: cst.Module) -> set[str]:
+    """The names (``x``, ``self.data``) the file assigns a tensor moved to a device, and their aliases
+    (``x = xtr if split == "train" else xte``); ``x, y = x.to(d), y.to(d)`` assigns two."""
+    assignments = [
+        pair
+        for node in code_nodes(module)
+        if isinstance(node, cst.Assign)
+        for target in node.targets
+        for pair in _pairs(target.target, node.value)
+    ]
+    names = {name for name, value in assignments if name is not None and _moves(value)}
+    grown = True
+    while grown:  # aliases of aliases
+        before = len(names)
+        names |= {name for name, value in assignments if name is not None and _aliases(value, names)}
+        grown = len(names) > before
+    return names
+
+
+def _pairs(target: cst.BaseExpression, value: cst.BaseExpression) -> list[tuple[str | None, cst.BaseExpression]]:
+    """What one assignment binds: the target's name and its value, element by element where a tuple
+    is assigned a tuple of the same length."""
+    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
+        if len(target.elements) == len(value.elements):
+            return [pair for t, v in zip(target.elements, value.elements) for pair in _pairs(t.value, v.value)]
+    return [(dotted(target), value)]
+
+
+def _moves(value: cst.CSTNode) -> bool:
+    """``t.cuda()``, ``t.to(device)`` (not ``t.to(torch.float32)``), ``torch.ones(3, device=d)``."""
+    for node in code_nodes(value):
+        if not isinstance(node, cst.Call):
+            continue
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "cuda":
+            return True
+        if isinstance(func, cst.Attribute) and func.attr.value == "to" and node.args:
+            first = node.args[0]
+            if first.keyword is None and "float" not in code_of(first.value) and "int" not in code_of(first.value):
+                return True
+        if any(arg.keyword is not None and arg.keyword.value == "device" for arg in node.args):
+            return True
+    return False
+
+
+def _aliases(value: cst.CSTNode, names: set[str]) -> bool:
+    """``x = xtr`` or ``x = xtr if train else xte``, one of ``names`` each way."""
+    if isinstance(value, cst.IfExp):
+        return dotted(value.body) in names and dotted(value.orelse) in names
+    return dotted(value) in names

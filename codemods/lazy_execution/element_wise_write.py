@@ -1,0 +1,182 @@
+"""XLA205: a tensor made on the device and then written one element at a time in a loop
+piles every write into one pending graph; it is built on the host and moved once (the
+migration guide's "Understanding Lazy Execution and Synchronization")."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.shared.device_values import device_tensor_names
+from codemods.shared.statements import dotted
+from codemods.shared.training_loops import calls_training_step
+from migrate_xla.rule import ON_ACCELERATOR, SAFE, Rule, code_nodes, code_of, snippet
+
+FACTORY_NAMES = ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like")
+FACTORIES = {f"torch.{name}" for name in FACTORY_NAMES}
+# the statement a subscript assignment makes: ``X[i] = v``, ``X[i, :] += v``
+SUBSCRIPT_WRITE = r"\][ \t]*(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)"
+# what a statement that makes a tensor on the device spells
+DEVICE_MADE = r"\.(?:to|cuda)\(|device[ \t]*="
+
+
+class ElementWiseWrite(Rule):
+    """A tensor made on the device and filled one element at a time is built on the host.
+
+    Guide, "Understanding Lazy Execution": on XLA an operation on a device tensor only adds a
+    node to the pending graph. A data set made on the device and filled in a Python loop,
+    as course notebooks generate theirs (``X = torch.zeros(N * C, D).to(device)``, then
+    ``X[ix] = ...`` for each of 3,000 points), adds a write a point, each with its index as a
+    constant: the first use of ``X`` compiles one graph of thousands of operations
+    (Atcold/NYU-DLSP20's spiral notebook: 15,000 pending operations, a 2.5-minute compile on
+    2 CPU cores before the first training step, docs/realworld.md). The GPU ran the writes
+    as they came.
+
+    The fix makes the tensor on the host (the factory without its ``.to(device)``,
+    ``.cuda()`` or ``device=``) and moves it once, after the loop (``X = X.to(device)``):
+    the same values on the same device from there on. Applied where the loop (with the
+    statements between, which must not name the tensor) uses the tensor only through
+    subscripts, writes it at least once, does not train (no ``backward()``, no optimizer
+    step), and computes what it writes from nothing the file keeps on the device: the
+    writes then read host values, as they did. The move after the loop is the one the
+    making call had, as the other rules left it (``.to(torch_xla.device())``, ``.to("xla")``).
+
+    PyTorch/XLA only: TorchTPU runs each write eagerly, as CUDA does.
+    """
+
+    CODE = "XLA205"
+    NAME = "element-wise-write"
+    SUMMARY = "a tensor made on the device and written element by element in a loop is built on the host and moved once"
+    FIX = SAFE
+    SEVERITY = "warning"
+    TRIGGERS = (SUBSCRIPT_WRITE,)
+    REQUIRES = (ON_ACCELERATOR,)
+    RUNTIMES = ("torch-xla",)
+    CONTEXT = (DEVICE_MADE,)  # the statement that makes the tensor, next to the loop
+    BEFORE = "X = torch.zeros(n, 2).to(device)\nfor i in range(n):\n    X[i] = torch.tensor(points[i])\n"
+    AFTER = "X = torch.zeros(n, 2)\nfor i in range(n):\n    X[i] = torch.tensor(points[i])\nX = X.to(device)\n"
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.on_device: set[str] = set()
+        self.plans: dict[int, tuple[str, cst.For]] = {}  # id(the making call) -> the name, the loop
+        self.moves: dict[int, list[tuple[cst.Call, str]]] = {}  # id(loop) -> (the making call, the move)
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.on_device = device_tensor_names(node)
+        self._plan(node.body)
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._plan(node.body)
+
+    def _plan(self, body) -> None:
+        for at, statement in enumerate(body):
+            made = _made_on_device(statement)
+            if made is None:
+                continue
+            name, call = made
+            # the first statement after it that names the tensor: the loop that fills it
+            loop = next((s for s in body[at + 1 :] if name in _names(s)), None)
+            if isinstance(loop, cst.For) and self._fills(loop, name):
+                self.plans[id(call)] = (name, loop)
+
+    def _fills(self, loop: cst.For, name: str) -> bool:
+        if calls_training_step(loop) or name in _names(loop.target):
+            return False
+        uses = [n for n in code_nodes(loop) if isinstance(n, cst.Name) and n.value == name]
+        subscripted = {id(s.value) for s in code_nodes(loop) if isinstance(s, cst.Subscript)}
+        writes = [
+            assignment
+            for assignment in code_nodes(loop.body)
+            if isinstance(assignment, (cst.Assign, cst.AugAssign))
+            for target in (assignment.targets if isinstance(assignment, cst.Assign) else [assignment])
+            if isinstance(target.target, cst.Subscript) and dotted(target.target.value) == name
+        ]
+        device_read = self.on_device - {name}
+        return (
+            bool(writes)
+            and all(id(use) in subscripted for use in uses)
+            and not any(_names(w.value) & device_read for w in writes)
+        )
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call):
+        plan = self.plans.pop(id(original), None)
+        if plan is None or self.qualname(_factory(original).func) not in FACTORIES:  # known once the imports are
+            return updated
+        name, loop = plan
+        move = f"{name} = {name}{_move_of(updated)}"  # as the other rules left the call (XLA102's "xla")
+        self.moves.setdefault(id(loop), []).append((original, move))
+        return self.replace(
+            original,
+            updated,
+            _on_host(updated),
+            f"`{snippet(original)}` makes `{name}` on the device and the loop `for {code_of(loop.target)} in ...` "
+            f"after it writes it element by element: on XLA each write is an operation of one pending graph, "
+            f"compiled at the first use of `{name}` (a graph as large as the writes are many); made on the host, "
+            f"moved once after the loop (`{move}`)",
+        )
+
+    def leave_For(self, original: cst.For, updated: cst.For):
+        moves = [parse_statement(move) for call, move in self.moves.pop(id(original), ()) if self.fixes(call)]
+        return cst.FlattenSentinel([updated, *moves]) if moves else updated
+
+
+def parse_statement(code: str) -> cst.BaseStatement:
+    return cst.parse_statement(code + "\n")
+
+
+def _names(node: cst.CSTNode) -> set[str]:
+    return {n.value for n in code_nodes(node) if isinstance(n, cst.Name)}
+
+
+def _made_on_device(statement: cst.CSTNode) -> tuple[str, cst.Call] | None:
+    """``X = torch.zeros(n, 2).to(device)``, ``X = torch.zeros(n, 2, device=device)`` or
+    ``X = torch.zeros(n, 2).cuda()`` (by the factory's name: whether it is torch's is known
+    once the imports are seen): the name, and the call that puts it on the device."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    assign = statement.body[0]
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+        return None
+    target, call = assign.targets[0].target, assign.value
+    if (
+        not isinstance(target, cst.Name)
+        or not isinstance(call, cst.Call)
+        or _named(_factory(call).func) not in FACTORY_NAMES
+    ):
+        return None
+    func = call.func
+    if _factory(call) is not call:
+        moved = (func.attr.value == "cuda" and not call.args) or (
+            func.attr.value == "to" and len(call.args) == 1 and call.args[0].keyword is None
+        )
+    else:
+        moved = any(a.keyword is not None and a.keyword.value == "device" for a in call.args)
+    return (target.value, call) if moved else None
+
+
+def _move_of(call: cst.Call) -> str:
+    """What puts the tensor on the device, to write after the name: ``.to(device)``, ``.cuda()``."""
+    if _factory(call) is not call:
+        return code_of(call)[len(code_of(_factory(call))) :]
+    (device,) = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"]
+    return f".to({code_of(device)})"
+
+
+def _named(func: cst.BaseExpression) -> str | None:
+    return func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+
+
+def _factory(call: cst.Call) -> cst.Call:
+    """The factory call of ``torch.zeros(...).to(device)``, or the call itself."""
+    func = call.func
+    return func.value if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) else call
+
+
+def _on_host(call: cst.Call) -> cst.Call:
+    """The factory call without what puts it on the device."""
+    factory = _factory(call)
+    if factory is not call:
+        return factory.with_changes(lpar=call.lpar, rpar=call.rpar)
+    args = [a for a in call.args if a.keyword is None or a.keyword.value != "device"]
+    args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return call.with_changes(args=args)
