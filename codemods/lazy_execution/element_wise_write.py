@@ -13,6 +13,13 @@ from migrate_xla.rule import ON_ACCELERATOR, SAFE, Rule, code_nodes, code_of, sn
 
 FACTORY_NAMES = ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like")
 FACTORIES = {f"torch.{name}" for name in FACTORY_NAMES}
+# what a loop that computes on the host calls besides torch's operations
+HOST_MODULES = {"math", "numpy", "random", "cmath", "itertools"}
+HOST_BUILTINS = {
+    *("range", "len", "enumerate", "zip", "reversed", "sorted", "print", "divmod", "pow", "abs", "round"),
+    *("int", "float", "bool", "str", "list", "tuple", "min", "max", "sum"),
+}
+HOST_METHODS = {"item", "tolist", "numpy", "append", "format"}
 # the statement a subscript assignment makes: ``X[i] = v``, ``X[i, :] += v``
 SUBSCRIPT_WRITE = r"\][ \t]*(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)"
 # what a statement that makes a tensor on the device spells
@@ -36,8 +43,10 @@ class ElementWiseWrite(Rule):
     the same values on the same device from there on. Applied where the loop (with the
     statements between, which must not name the tensor) uses the tensor only through
     subscripts, writes it at least once, does not train (no ``backward()``, no optimizer
-    step), and computes what it writes from nothing the file keeps on the device: the
-    writes then read host values, as they did. The move after the loop is the one the
+    step) and computes on the host: it names nothing the file keeps on the device and calls
+    nothing but torch's operations (without ``device=``), math, NumPy, random and builtins (no
+    model, no function of the file's, whose results could be on the device). The writes then
+    copy nothing from the device. The move after the loop is the one the
     making call had, as the other rules left it (``.to(torch_xla.device())``, ``.to("xla")``).
 
     PyTorch/XLA only: TorchTPU runs each write eagerly, as CUDA does.
@@ -59,6 +68,7 @@ class ElementWiseWrite(Rule):
         super().__init__(ctx)
         self.on_device: set[str] = set()
         self.plans: dict[int, tuple[str, cst.For]] = {}  # id(the making call) -> the name, the loop
+        self.filled: dict[int, set[str]] = {}  # id(loop) -> the names of the tensors it fills
         self.moves: dict[int, list[tuple[cst.Call, str]]] = {}  # id(loop) -> (the making call, the move)
 
     def visit_Module(self, node: cst.Module) -> None:
@@ -78,8 +88,10 @@ class ElementWiseWrite(Rule):
             loop = next((s for s in body[at + 1 :] if name in _names(s)), None)
             if isinstance(loop, cst.For) and self._fills(loop, name):
                 self.plans[id(call)] = (name, loop)
+                self.filled.setdefault(id(loop), set()).add(name)
 
     def _fills(self, loop: cst.For, name: str) -> bool:
+        """The loop writes ``name`` and uses it only through subscripts, and does not train."""
         if calls_training_step(loop) or name in _names(loop.target):
             return False
         uses = [n for n in code_nodes(loop) if isinstance(n, cst.Name) and n.value == name]
@@ -91,18 +103,35 @@ class ElementWiseWrite(Rule):
             for target in (assignment.targets if isinstance(assignment, cst.Assign) else [assignment])
             if isinstance(target.target, cst.Subscript) and dotted(target.target.value) == name
         ]
-        device_read = self.on_device - {name}
-        return (
-            bool(writes)
-            and all(id(use) in subscripted for use in uses)
-            and not any(_names(w.value) & device_read for w in writes)
-        )
+        return bool(writes) and all(id(use) in subscripted for use in uses)
+
+    def _on_host(self, loop: cst.For) -> bool:
+        """The loop computes on the host: it names nothing the file keeps on the device, and calls
+        only torch's operations (no ``device=``), math, NumPy, random, builtins and the methods that
+        read a host value (no model, no function of the file's)."""
+        if _names(loop) & (self.on_device - self.filled[id(loop)]):
+            return False
+        for call in code_nodes(loop):
+            if not isinstance(call, cst.Call):
+                continue
+            func, qualname = call.func, self.qualname(call.func) or ""
+            if qualname.startswith("torch."):
+                if any(a.keyword is not None and a.keyword.value == "device" for a in call.args):
+                    return False
+            elif qualname.partition(".")[0] not in HOST_MODULES and not (
+                (isinstance(func, cst.Name) and func.value in HOST_BUILTINS)
+                or (isinstance(func, cst.Attribute) and func.attr.value in HOST_METHODS)
+            ):
+                return False
+        return True
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         plan = self.plans.pop(id(original), None)
         if plan is None or self.qualname(_factory(original).func) not in FACTORIES:  # known once the imports are
             return updated
         name, loop = plan
+        if not self._on_host(loop):
+            return updated
         move = f"{name} = {name}{_move_of(updated)}"  # as the other rules left the call (XLA102's "xla")
         self.moves.setdefault(id(loop), []).append((original, move))
         return self.replace(
