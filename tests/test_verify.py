@@ -18,7 +18,7 @@ import pytest
 
 from conftest import EXAMPLES, FIXTURES, ROOT, run_verify
 from migrate_xla.run import migrate_code, options_for
-from migrate_xla.verify import Settings, assert_loss_parity, verify
+from migrate_xla.verify import Settings, assert_loss_parity, harness, verify
 from migrate_xla.verify.diagnosis import _steps_not_cut, in_user_files
 from migrate_xla.verify.harness import record_reference
 
@@ -501,6 +501,24 @@ def test_chaotic_float32_training_matches_in_float64_and_a_10_percent_learning_r
     assert bad.verdict == "mismatch" and bad.first_mismatch == 2, bad.message
     first = next(f for f in bad.diagnosis if f.kind == "first-tensor")
     assert first.message.startswith("first difference at step 1: the parameter "), first.message
+
+
+@pytest.mark.slow
+def test_a_mismatch_as_written_is_decided_in_float64_where_only_its_cost_kept_it_off(tmp_path, monkeypatch):
+    """Past the float64 budget both run as written; where they then differ past the tolerance
+    (here a fixed rtol that float32 rounding alone exceeds) and float64 costs under the deciding
+    budget, both run again in float64: rounding is no mismatch there, a 10 % learning rate is."""
+    monkeypatch.setattr(harness, "FLOAT64_CONV_BUDGET", 1_000_000)  # the CNN does ~10 M a forward pass
+    monkeypatch.setattr(harness, "FLOAT64_DECIDING_BUDGET", 10**9)
+    settings = Settings(steps=6, rtol=1e-7, atol=1e-9, tpu_report=False)
+    good = verify(CHAOTIC, [], settings, migrated=migrated_copy(CHAOTIC, tmp_path))
+    assert good.verdict == "match", good.message
+    assert good.reference.float64 and good.migrated.float64
+    assert (
+        "float64 would cost too much" in good.tolerance_source and "as written they differed" in good.tolerance_source
+    )
+    bad = verify(CHAOTIC, [], settings, migrated=migrated_copy(CHAOTIC, tmp_path, ("default=0.1)", "default=0.11)")))
+    assert bad.verdict == "mismatch" and bad.reference.float64, bad.message
 
 
 @pytest.mark.slow
