@@ -37,7 +37,7 @@ def test_a_second_run_changes_nothing_it_wrote(tmp_path, cli, runtime, target, f
     """Every .py and .ipynb file under fixtures/ (the snapshot fixtures, the examples, the
     notebook fixtures) and Accelerate's config files, written with -o, then migrated again in
     place: no file changes."""
-    flags = ["--runtime", runtime, "--target", target, "-j", "1", "--exit-zero", "--format", "json"]
+    flags = ["--runtime", runtime, "--target", target, "-j", "2", "--exit-zero", "--format", "json"]
     if fixes == "unsafe":
         flags.append("--unsafe-fixes")
     source = tmp_path / "fixtures"

@@ -537,9 +537,11 @@ RESNET18 = SCRIPTS / "resnet18_generated.py"
 
 
 @pytest.mark.slow
-def test_a_large_convolutional_model_runs_as_written_with_a_calibrated_tolerance(tmp_path):
+def test_a_large_convolutional_model_runs_as_written_with_a_calibrated_tolerance(tmp_path, monkeypatch):
     """float64 convolutions cost XLA's CPU backend ~40x: past the budget both run as written,
-    a twin of the reference calibrates the tolerance, and a 10% learning rate is still caught."""
+    a twin of the reference calibrates the tolerance, and a 10% learning rate is still caught
+    by it (float64 does not decide here: the test above shows where it does)."""
+    monkeypatch.setattr(harness, "FLOAT64_DECIDING_BUDGET", 0)
     args = ["--image-size", "64"]  # 1.2 G multiply-adds in convolutions a forward pass
     good = verify(RESNET18, args, Settings(steps=4), migrated=migrated_copy(RESNET18, tmp_path))
     assert good.verdict == "match", good.message + good.migrated.stderr_tail
