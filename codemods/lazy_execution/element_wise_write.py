@@ -4,6 +4,8 @@ migration guide's "Understanding Lazy Execution and Synchronization")."""
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from codemods.shared.device_values import device_tensor_names
@@ -22,6 +24,7 @@ HOST_BUILTINS = {
 HOST_METHODS = {"item", "tolist", "numpy", "append", "format"}
 # the statement a subscript assignment makes: ``X[i] = v``, ``X[i, :] += v``
 SUBSCRIPT_WRITE = r"\][ \t]*(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)"
+DTYPE_WORDS = re.compile(r"dtype|float|int|long|half|double|bool|complex")
 # what a statement that makes a tensor on the device spells
 DEVICE_MADE = r"\.(?:to|cuda)\(|device[ \t]*="
 
@@ -130,6 +133,9 @@ class ElementWiseWrite(Rule):
         if plan is None or self.qualname(_factory(original).func) not in FACTORIES:  # known once the imports are
             return updated
         name, loop = plan
+        moved_to = _moved_to(original)
+        if moved_to is not None and _is_dtype(self.qualname(moved_to) or code_of(moved_to)):
+            return updated
         if not self._on_host(loop):
             return updated
         move = f"{name} = {name}{_move_of(updated)}"  # as the other rules left the call (XLA102's "xla")
@@ -137,7 +143,7 @@ class ElementWiseWrite(Rule):
         return self.replace(
             original,
             updated,
-            _on_host(updated),
+            _made_on_host(updated),
             f"`{snippet(original)}` makes `{name}` on the device and the loop `for {code_of(loop.target)} in ...` "
             f"after it writes it element by element: on XLA each write is an operation of one pending graph, "
             f"compiled at the first use of `{name}` (a graph as large as the writes are many); made on the host, "
@@ -145,11 +151,11 @@ class ElementWiseWrite(Rule):
         )
 
     def leave_For(self, original: cst.For, updated: cst.For):
-        moves = [parse_statement(move) for call, move in self.moves.pop(id(original), ()) if self.fixes(call)]
+        moves = [_statement(move) for call, move in self.moves.pop(id(original), ()) if self.fixes(call)]
         return cst.FlattenSentinel([updated, *moves]) if moves else updated
 
 
-def parse_statement(code: str) -> cst.BaseStatement:
+def _statement(code: str) -> cst.BaseStatement:
     return cst.parse_statement(code + "\n")
 
 
@@ -191,6 +197,18 @@ def _move_of(call: cst.Call) -> str:
     return f".to({code_of(device)})"
 
 
+def _moved_to(call: cst.Call) -> cst.CSTNode | None:
+    """What the making call moves to: ``.to``'s argument, ``device=``; None for ``.cuda()``."""
+    if _factory(call) is not call:
+        return call.args[0].value if call.args else None
+    return next(a.value for a in call.args if a.keyword is not None and a.keyword.value == "device")
+
+
+def _is_dtype(spelled: str) -> bool:
+    """``torch.float32``, ``torch.long``, a name like ``dtype``: a ``.to()`` that converts, not moves."""
+    return spelled.startswith("torch.") and not spelled.startswith("torch.device") or bool(DTYPE_WORDS.search(spelled))
+
+
 def _named(func: cst.BaseExpression) -> str | None:
     return func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
 
@@ -201,7 +219,7 @@ def _factory(call: cst.Call) -> cst.Call:
     return func.value if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) else call
 
 
-def _on_host(call: cst.Call) -> cst.Call:
+def _made_on_host(call: cst.Call) -> cst.Call:
     """The factory call without what puts it on the device."""
     factory = _factory(call)
     if factory is not call:
