@@ -53,10 +53,7 @@ class SyncAfterOptimizerStep(Rule):
     blocks around it up to the loop, or after a call of the helper in this file. A step
     inside ``with xp.Trace(...)`` gets its sync after the ``with`` (a sync inside a trace
     raises "Expecting scope to be empty"); inside ``xp.StepTrace`` none, since the
-    StepTrace syncs when it closes. Nor after the optimizer step of a LightningModule's method
-    (manual optimization) or of a Fabric loop (one that calls ``fabric.backward(loss)``): on
-    XLA, Lightning's and Fabric's precision plugins take that step and sync after it
-    (``xm.mark_step()``, ``xm.optimizer_step(barrier=True)``). Nothing is added inside an optimizer class (a base
+    StepTrace syncs when it closes. Nothing is added inside an optimizer class (a base
     class named like an optimizer) or in a hand-written update in a function named
     ``step``: its caller's ``optimizer.step()`` gets the sync. Both kinds are matched by shape.
 
@@ -80,7 +77,6 @@ class SyncAfterOptimizerStep(Rule):
         self.covered: set[int] = set()  # blocks whose iteration is synced by a block around them
         self.scopes: list[str | None] = []  # the enclosing functions (their names) and loops (None)
         self.optimizer_classes: list[bool] = []  # for each enclosing class: is it an optimizer?
-        self.lightning_classes: list[bool] = []  # for each enclosing class: is it a LightningModule?
         self.module: cst.Module | None = None
         self.synced_callers: set[str] | None = None  # functions called next to a sync in this file
         self.kinds: dict[int, str | None] = {}  # statement -> what it is to the iteration (memo)
@@ -91,11 +87,9 @@ class SyncAfterOptimizerStep(Rule):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.optimizer_classes.append(any(OPTIMIZER_NAME.search(last_name(base.value)) for base in node.bases))
-        self.lightning_classes.append(any(last_name(base.value) == "LightningModule" for base in node.bases))
 
     def leave_ClassDef(self, original, updated):
         self.optimizer_classes.pop()
-        self.lightning_classes.pop()
         return updated
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -130,7 +124,7 @@ class SyncAfterOptimizerStep(Rule):
         for statement, kind in zip(node.body, kinds):
             if kind is not None:
                 self._cover(statement)
-        if SYNC in kinds or not units or self._synced_elsewhere(node, all(kinds[i] == UPDATE for i in units)):
+        if SYNC in kinds or not units or self._synced_elsewhere(all(kinds[i] == UPDATE for i in units)):
             return
         last = max(i for i, kind in enumerate(kinds) if kind is not None)
         while last + 1 < len(node.body) and self._is_scaler_update(node.body[last], node.body[last + 1]):
@@ -143,14 +137,12 @@ class SyncAfterOptimizerStep(Rule):
             what = "the optimizer step"
         self.plans[id(node)] = (last, what)
 
-    def _synced_elsewhere(self, block: cst.IndentedBlock, by_hand: bool) -> bool:
+    def _synced_elsewhere(self, by_hand: bool) -> bool:
         """The update of this block is synced outside it, or is an optimizer's own."""
         if any(self._traces(s) for s in self.ctx.statements):
             return True  # the sync goes after the `with xp.Trace(...)`, or a StepTrace syncs
         if any(self.optimizer_classes):
             return True  # an optimizer's step(): its caller's `optimizer.step()` gets the sync
-        if not by_hand and (any(self.lightning_classes) or _fabric_backward(block)):
-            return True  # Lightning's and Fabric's XLA precision plugins sync after the step they take
         function = next((name for name in reversed(self.scopes) if name is not None), None)
         if by_hand and function == "step":
             return True  # a hand-written optimizer's step(), called as `optimizer.step()`
@@ -401,15 +393,3 @@ def _is_parameter_loop(statement: cst.CSTNode) -> bool:
         and any(_is_parameter_loop(inner) for block in _blocks_of(statement) for inner in block.body)
     )
     return updates and not calls_training_step(statement.body)
-
-
-def _fabric_backward(block: cst.IndentedBlock) -> bool:
-    """The block calls ``fabric.backward(loss)`` (``self.fabric.backward``): a Fabric loop."""
-    return any(
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Attribute)
-        and node.func.attr.value == "backward"
-        and "fabric" in last_name(node.func.value).lower()
-        for statement in block.body
-        for node in subtree(statement)
-    )

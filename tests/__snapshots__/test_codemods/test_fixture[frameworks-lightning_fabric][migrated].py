@@ -1,9 +1,9 @@
 """A Fabric loop on a CUDA GPU in float16 mixed precision, the optimizer built before
-fabric.setup() as Fabric's examples do; Fabric syncs after the step it takes on XLA, so no
-torch_xla.sync() is added. [XLA820, XLA821, XLA823]"""
+fabric.setup() as Fabric's examples do. [XLA201, XLA820, XLA821, XLA823]"""
 
 import torch
 from lightning.fabric import Fabric
+import torch_xla
 
 
 def train(model, loader, epochs):
@@ -20,6 +20,7 @@ def train(model, loader, epochs):
             loss = torch.nn.functional.cross_entropy(model(x), y)
             fabric.backward(loss)
             optimizer.step()
+            torch_xla.sync()
 
 
 def second_model(fabric, model):
