@@ -29,7 +29,7 @@ class LegacyWeightNorm(Rule):
     move then raises ``_apply(): Couldn't swap Conv1d.weight_g``: something else holds the
     parameter. ``torch.nn.utils.parametrizations.weight_norm`` computes the same weight
     (the same ``g * v / ||v||``, the same ``name`` and ``dim``) as a parametrization, which
-    the move carries (measured on torch_xla 2.9, CPU PJRT: locuslab/TCN's three benchmarks
+    the move carries (measured on torch_xla 2.9, CPU PJRT: locuslab/TCN's four benchmarks
     train to the GPU's losses, docs/realworld.md).
 
     Safe: the training computes the same values, and a checkpoint saved before still loads

@@ -205,14 +205,15 @@ def verify(
             twin=runs.get("twin"),
         )
         if result.verdict == "mismatch" and costly is not None and not float64 and dropped is None and trace is None:
-            exact = _decided_in_float64(costly, jobs, list(args), env, settings, work, python)
+            exact_settings = dataclasses.replace(settings, precision="float64")  # no budget stops these runs
+            exact = _decided_in_float64(costly, jobs, list(args), env, exact_settings, work, python)
             if exact is not None:
                 _in_user_lines(exact["migrated"], originals)
                 note = (
-                    f"{note}; as written they differed past the twin's tolerance ({result.message}), and "
-                    f"float64, within {FLOAT64_DECIDING_BUDGET / 1e9:g} G to decide a difference, decided"
+                    f"{note}; as written they differed ({result.message}): float64, which costs at most "
+                    f"{FLOAT64_DECIDING_BUDGET / 1e9:g} G to settle a difference, decided"
                 )
-                runs, float64, settings = exact, True, dataclasses.replace(settings, precision="float64")
+                runs, float64, settings = exact, True, exact_settings
                 result = compare(
                     runs["reference"], runs["migrated"], settings.rtol, settings.atol, float64=True, seed=settings.seed
                 )
@@ -242,12 +243,12 @@ def _in_user_lines(run: Run, originals: dict[Path, Path]) -> None:
 
 
 def _decided_in_float64(costly: Run, jobs, args, env, settings: Settings, work: Path, python) -> dict[str, Run] | None:
-    """Both runs again in float64, whatever the budget, where float64 was left for its cost alone
-    and costs at most FLOAT64_DECIDING_BUDGET; None where it costs more or a run fails in it."""
+    """Both runs again in float64 (``settings``: --precision float64), where float64 was left for
+    its cost alone and costs at most FLOAT64_DECIDING_BUDGET; None where it costs more or a run
+    fails in it."""
     if costly.float64_cost * settings.steps > FLOAT64_DECIDING_BUDGET:
         return None
-    exact = dataclasses.replace(settings, precision="float64")  # no budget stops these runs
-    runs = _run_all(jobs, args, env, exact, work / "float64-deciding", True, python)
+    runs = _run_all(jobs, args, env, settings, work / "float64-deciding", True, python)
     return None if any(run.error is not None for run in runs.values()) else runs
 
 
