@@ -9,7 +9,7 @@ import re
 import libcst as cst
 
 from codemods.shared.device_values import device_tensor_names
-from codemods.shared.statements import dotted
+from codemods.shared.statements import dotted, names_in
 from codemods.shared.training_loops import calls_training_step
 from migrate_xla.rule import ON_ACCELERATOR, SAFE, Rule, code_nodes, code_of, snippet
 
@@ -88,14 +88,14 @@ class ElementWiseWrite(Rule):
                 continue
             name, call = made
             # the first statement after it that names the tensor: the loop that fills it
-            loop = next((s for s in body[at + 1 :] if name in _names(s)), None)
+            loop = next((s for s in body[at + 1 :] if name in names_in(s)), None)
             if isinstance(loop, cst.For) and self._fills(loop, name):
                 self.plans[id(call)] = (name, loop)
                 self.filled.setdefault(id(loop), set()).add(name)
 
     def _fills(self, loop: cst.For, name: str) -> bool:
         """The loop writes ``name`` and uses it only through subscripts, and does not train."""
-        if calls_training_step(loop) or name in _names(loop.target):
+        if calls_training_step(loop) or name in names_in(loop.target):
             return False
         uses = [n for n in code_nodes(loop) if isinstance(n, cst.Name) and n.value == name]
         subscripted = {id(s.value) for s in code_nodes(loop) if isinstance(s, cst.Subscript)}
@@ -112,7 +112,7 @@ class ElementWiseWrite(Rule):
         """The loop computes on the host: it names nothing the file keeps on the device, and calls
         only torch's operations (no ``device=``), math, NumPy, random, builtins and the methods that
         read a host value (no model, no function of the file's)."""
-        if _names(loop) & (self.on_device - self.filled[id(loop)]):
+        if names_in(loop) & (self.on_device - self.filled[id(loop)]):
             return False
         for call in code_nodes(loop):
             if not isinstance(call, cst.Call):
@@ -159,10 +159,6 @@ def _statement(code: str) -> cst.BaseStatement:
     return cst.parse_statement(code + "\n")
 
 
-def _names(node: cst.CSTNode) -> set[str]:
-    return {n.value for n in code_nodes(node) if isinstance(n, cst.Name)}
-
-
 def _made_on_device(statement: cst.CSTNode) -> tuple[str, cst.Call] | None:
     """``X = torch.zeros(n, 2).to(device)``, ``X = torch.zeros(n, 2, device=device)`` or
     ``X = torch.zeros(n, 2).cuda()`` (by the factory's name: whether it is torch's is known
@@ -193,8 +189,7 @@ def _move_of(call: cst.Call) -> str:
     """What puts the tensor on the device, to write after the name: ``.to(device)``, ``.cuda()``."""
     if _factory(call) is not call:
         return code_of(call)[len(code_of(_factory(call))) :]
-    (device,) = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"]
-    return f".to({code_of(device)})"
+    return f".to({code_of(_moved_to(call))})"
 
 
 def _moved_to(call: cst.Call) -> cst.CSTNode | None:

@@ -8,7 +8,7 @@ import libcst as cst
 
 from codemods.recompilation.common import DYNAMIC_SHAPES_DOC, RECOMPILATION_DOC, RECOMPILES, CompiledOnly
 from codemods.shared.device_values import device_tensor_names
-from codemods.shared.statements import dotted
+from codemods.shared.statements import dotted, names_in
 from codemods.shared.training_loops import calls_training_step
 from migrate_xla.rule import ON_ACCELERATOR, TORCH, UNSAFE, Rule, code_nodes, code_of, parse_expr, snippet
 
@@ -78,7 +78,7 @@ class StepSlicedData(CompiledOnly, Rule):
         counters = {n.value for n in code_nodes(node.target) if isinstance(n, cst.Name)}
         # names the body computes from the counter: start = batch; end = start + batch_size
         derived = [
-            (target.target.value, _names(statement.value))
+            (target.target.value, names_in(statement.value))
             for statement in code_nodes(node.body)
             if isinstance(statement, cst.Assign)
             for target in statement.targets
@@ -103,7 +103,7 @@ class StepSlicedData(CompiledOnly, Rule):
         name = dotted(original.value)
         if part.step is not None or part.lower is None or part.upper is None or name not in self.on_device:
             return updated
-        read = _names(part.lower) | _names(part.upper)
+        read = names_in(part.lower) | names_in(part.upper)
         if not read & counters or not self.matters():
             return updated
         lower, upper = code_of(part.lower), code_of(part.upper)
@@ -119,7 +119,3 @@ class StepSlicedData(CompiledOnly, Rule):
             self.flag(original, message)
             return updated
         return self.replace(original, updated, parse_expr(fixed), message, imports=[TORCH])
-
-
-def _names(node: cst.CSTNode) -> set[str]:
-    return {n.value for n in code_nodes(node) if isinstance(n, cst.Name)}

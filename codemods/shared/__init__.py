@@ -10,8 +10,8 @@ here, under the name of what it is (tests/test_architecture.py checks it):
                        DataLoaders, evaluation data (lazy_execution, amp, recompilation, targets)
     batch_moves.py     BatchMoveProof: whether a loop's batches may come from an MpDeviceLoader
                        (data_loading's XLA302, lazy_execution's XLA203)
-    statements.py      statement shapes: an import line, a line that is one call; carried and dotted names;
-                       a with's block unwrapped (devices' XLA112, amp's XLA408)
+    statements.py      statement shapes: an import line, a line that is one call; carried and dotted names,
+                       the names a node writes; a with's block unwrapped (devices' XLA112, amp's XLA408)
     run_time_configs.py  the names that hold a Hydra or OmegaConf config, what a read from a
                        config is (devices' XLA111, batch_moves)
     apex_amp.py        the references to apex's amp that XLA408 answers for, which XLA807 skips

@@ -1,5 +1,6 @@
 """Statement shapes several families test for: an import line, a line that is one call, a docstring; a carried
-name, a dotted name, the names assignments bind; the lines of a ``with``'s block once the ``with`` goes."""
+name, a dotted name, the names a node writes and those its assignments bind; the lines of a ``with``'s block
+once the ``with`` goes."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from migrate_xla.rule import subtree
+from migrate_xla.rule import code_nodes, subtree
 
 
 def is_import_line(statement: cst.BaseStatement) -> bool:
@@ -70,6 +71,11 @@ def dotted(node: cst.CSTNode) -> str | None:
     if not isinstance(node, cst.Name):
         return None
     return ".".join([node.value, *reversed(parts)])
+
+
+def names_in(node: cst.CSTNode) -> set[str]:
+    """Every name written in ``node``, attributes' too (``x``, ``device`` and ``to`` in ``x.to(device)``)."""
+    return {n.value for n in code_nodes(node) if isinstance(n, cst.Name)}
 
 
 def assigned_names(node: cst.CSTNode) -> Iterator[str]:
