@@ -8,12 +8,14 @@ import libcst as cst
 
 from codemods.distributed.common import DDP_GUIDE
 from codemods.distributed.launch_plan import LAUNCH_WORDS, LaunchPlan, launch_plan
+from codemods.shared.definitions import with_definitions
 from migrate_xla.rule import (
     SAFE,
     TORCH,
     TORCH_XLA,
     XR,
     FileContext,
+    Import,
     Rule,
     call_arg,
     code_of,
@@ -33,6 +35,28 @@ def _without(elements, index: int):
 
 LAUNCH_ENV = "torch.tpu.distributed.set_tpu_launch_env"  # TorchTPU's: before a launcher starts the workers
 
+# A device count the parent cannot do without (the processes per node of the ImageNet example,
+# a factor of its world size and the divisor of each worker's batch): what torch_xla.launch
+# starts on this host, read as torch_xla 2.9's launch reads it (_internal/pjrt.py
+# run_multiprocess: one process per TPU chip, _internal/tpu.py num_local_processes; on the CPU
+# one process; each process runs the worker once per device it addresses), without starting the
+# runtime. torch_xla has no public function for it: xr.local_device_count() and
+# torch_xla.device_count() start the runtime, tpu.num_available_devices() ignores
+# TPU_PROCESS_BOUNDS and counts no CPU device.
+LAUNCH_COUNT = "xla_launch_device_count"
+LAUNCH_COUNT_DEF = f'''
+def {LAUNCH_COUNT}():
+    """The devices torch_xla.launch runs the worker on, on this host, counted without starting the
+    XLA runtime (a device query would, and the launch would then fail): a process per TPU chip
+    (fewer where TPU_PROCESS_BOUNDS says so), a worker per device of each; on the CPU one process
+    with CPU_NUM_DEVICES devices (1 unless set). Written by xla-migrate (XLA601)."""
+    if xr.device_type() == "TPU":
+        tpu = torch_xla._internal.tpu
+        return tpu.num_local_processes() * tpu.num_logical_cores_per_chip()
+    return int(os.environ.get("CPU_NUM_DEVICES", 1))
+'''
+OS = Import("os")
+
 
 class MpSpawnToLaunch(Rule):
     """``mp.spawn(fn, args=..., nprocs=...)`` becomes ``torch_xla.launch(fn, args=...)``.
@@ -49,8 +73,16 @@ class MpSpawnToLaunch(Rule):
     the parent, and the launch then fails. So the count goes, and when it was passed to
     the worker, the worker takes it from the runtime instead: its parameter becomes the
     first line ``world_size = xr.world_size()``. Where the count is used for more than
-    the spawn, or the worker is not a function of this file called only here, it is
-    flagged.
+    the spawn, or the worker is not a function of this file called only here (the ImageNet
+    example's ``ngpus_per_node``: the spawn's ``nprocs``, a factor of the world size, passed
+    to the worker that divides the batch by it, and to a direct call of the worker), it
+    stays, counted as the launch will start processes: ``xla_launch_device_count()``, a
+    function written into the file, reads what torch_xla 2.9's launch reads (one process per
+    TPU chip, ``TPU_PROCESS_BOUNDS``, a worker per device of each process; on the CPU one
+    process with ``CPU_NUM_DEVICES`` devices) and starts no runtime. Left as a CUDA count it
+    would be 0 on XLA (the migrated ImageNet example died dividing by it); measured on CPU
+    PJRT: 1 without ``CPU_NUM_DEVICES`` and 3 with ``CPU_NUM_DEVICES=3``, the workers the
+    launch then ran, and the launch after it works.
 
     Both runtimes. TorchTPU keeps ``mp.spawn`` (and its ``nprocs``, the world size counted
     before it: ``torch.tpu.device_count()`` reads the chips without claiming them), but every
@@ -64,7 +96,10 @@ class MpSpawnToLaunch(Rule):
 
     CODE = "XLA601"
     NAME = "mp-spawn"
-    SUMMARY = "mp.spawn(fn, args, nprocs) becomes torch_xla.launch(fn, args); the world size comes from the runtime"
+    SUMMARY = (
+        "mp.spawn(fn, args, nprocs) becomes torch_xla.launch(fn, args); the world size comes from the runtime, "
+        "or from a count that starts no runtime"
+    )
     FIX = SAFE
     TRIGGERS = (LAUNCH_WORDS,)
     BEFORE = (
@@ -79,9 +114,17 @@ class MpSpawnToLaunch(Rule):
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.plan = LaunchPlan()
+        self.counted_at: cst.CSTNode | None = None  # the top-level statement of the first count written
+        self.defined: set[str] = set()  # what the module defines at top level
 
     def visit_Module(self, node: cst.Module) -> None:
         self.plan = launch_plan(self.ctx, node)
+        self.defined = {s.name.value for s in node.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))}
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module):
+        if self.counted_at is None or LAUNCH_COUNT in self.defined:
+            return updated
+        return with_definitions(original, updated, [LAUNCH_COUNT_DEF], self.counted_at)
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
         if id(original) not in self.plan.dropped_counts or self.ctx.runtime != "torch-xla":
@@ -106,12 +149,19 @@ class MpSpawnToLaunch(Rule):
             return updated
         if id(original) in self.plan.kept_counts:
             self.ctx.forget_fixes_inside(original)
-            self.flag(
+            counted = self.replace(
                 original,
-                "devices cannot be counted before `torch_xla.launch` (the query starts the XLA runtime in the "
-                "parent and the launch fails): read `xr.world_size()` inside the worker instead",
+                original,
+                parse_expr(f"{LAUNCH_COUNT}()"),
+                f"`{code_of(original)}` -> `{LAUNCH_COUNT}()`, written into this file: the devices "
+                "`torch_xla.launch` runs the worker on, on this host, counted without starting the XLA runtime "
+                "(a device query would start it in the parent, and the launch would fail)",
+                imports=[TORCH_XLA, XR, OS],
+                drop_if_unused=self.ctx.import_behind(original.func),
             )
-            return original
+            if counted is not original and self.counted_at is None and self.ctx.statements:
+                self.counted_at = self.ctx.statements[0]
+            return counted
         if id(original) not in self.plan.spawns:
             return updated
         join = call_arg(original, 3, "join")

@@ -2,8 +2,20 @@
 (a log line) or as a closure's variable: it stays, since dropping it would leave those reads
 undefined (a worker's parameter of the same name is its own, and does not keep it). [XLA601]"""
 
-import torch
+import os
 import torch_xla
+import torch_xla.runtime as xr
+
+
+def xla_launch_device_count():
+    """The devices torch_xla.launch runs the worker on, on this host, counted without starting the
+    XLA runtime (a device query would, and the launch would then fail): a process per TPU chip
+    (fewer where TPU_PROCESS_BOUNDS says so), a worker per device of each; on the CPU one process
+    with CPU_NUM_DEVICES devices (1 unless set). Written by xla-migrate (XLA601)."""
+    if xr.device_type() == "TPU":
+        tpu = torch_xla._internal.tpu
+        return tpu.num_local_processes() * tpu.num_logical_cores_per_chip()
+    return int(os.environ.get("CPU_NUM_DEVICES", 1))
 
 
 def log(message):
@@ -19,8 +31,7 @@ def evaluate(rank, world):
 
 
 def main():
-    # TODO(xla-migrate): XLA601 devices cannot be counted before `torch_xla.launch` (the query starts the XLA runtime in the parent and the launch fails): read `xr.world_size()` inside the worker instead
-    world = torch.cuda.device_count()
+    world = xla_launch_device_count()
 
     def report():
         print("spawned", world)
@@ -30,7 +41,6 @@ def main():
 
 
 if __name__ == "__main__":
-    # TODO(xla-migrate): XLA601 devices cannot be counted before `torch_xla.launch` (the query starts the XLA runtime in the parent and the launch fails): read `xr.world_size()` inside the worker instead
-    nprocs = torch.cuda.device_count()
+    nprocs = xla_launch_device_count()
     torch_xla.launch(train, args=(nprocs,))
     main()

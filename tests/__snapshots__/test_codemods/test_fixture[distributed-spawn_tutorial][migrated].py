@@ -7,6 +7,19 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 import torch_xla
 import torch_xla.distributed.xla_backend
+import torch_xla.runtime as xr
+
+
+def xla_launch_device_count():
+    """The devices torch_xla.launch runs the worker on, on this host, counted without starting the
+    XLA runtime (a device query would, and the launch would then fail): a process per TPU chip
+    (fewer where TPU_PROCESS_BOUNDS says so), a worker per device of each; on the CPU one process
+    with CPU_NUM_DEVICES devices (1 unless set). Written by xla-migrate (XLA601)."""
+    if xr.device_type() == "TPU":
+        tpu = torch_xla._internal.tpu
+        return tpu.num_local_processes() * tpu.num_logical_cores_per_chip()
+    return int(os.environ.get("CPU_NUM_DEVICES", 1))
+
 
 torch.__future__.set_swap_module_params_on_conversion(True)
 
@@ -33,8 +46,7 @@ def run_demo(demo_fn, world_size):
 
 
 if __name__ == "__main__":
-    # TODO(xla-migrate): XLA601 devices cannot be counted before `torch_xla.launch` (the query starts the XLA runtime in the parent and the launch fails): read `xr.world_size()` inside the worker instead
-    n_gpus = torch.cuda.device_count()
+    n_gpus = xla_launch_device_count()
     assert n_gpus >= 2, f"Requires at least 2 GPUs to run, but got {n_gpus}"
     world_size = n_gpus
     run_demo(demo_basic, world_size)
