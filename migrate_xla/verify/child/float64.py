@@ -59,6 +59,32 @@ _KEEPS_ITS_DTYPES = ("torch.amp.", "torch.cuda.amp.", "torch._utils")
 # (torch._fused_adam_ and kin take them in float32 only: "expected scalar type Float")
 _KEEP_KWARGS = frozenset({"out", "grad_scale", "found_inf"})
 
+# Ops that read bytes as the dtype they are given, not values converted to it: safetensors (how
+# transformers' from_pretrained, PEFT and Accelerate load weights) reads a file as uint8 and views
+# it as its dtype, `torch.asarray(storage, dtype=torch.uint8).view(dtype=torch.float32)`; made
+# float64, the view read 8 bytes an element, half the elements, and the reshape that follows died
+# ("shape '[512, 64]' is invalid for input of size 16384"). Such a tensor keeps the dtype asked
+# for, arrives in it, and meets float64 in the script's first op (or the model's copy_).
+_BUFFERS = (torch.UntypedStorage, torch.TypedStorage, bytes, bytearray, memoryview)
+
+
+def _reinterprets_bytes(name: str, args, kwargs) -> bool:
+    if name == "frombuffer":
+        return True
+    if name == "asarray":
+        return bool(args) and isinstance(args[0], _BUFFERS)
+    if name == "view":  # Tensor.view(dtype): the source's bytes, unless a float64 of the mode's own
+        return _view_dtype(args, kwargs) is not None and not _is_double(args[0] if args else None)
+    return False
+
+
+def _view_dtype(args, kwargs):
+    """The dtype of ``Tensor.view(dtype)``, or None for ``Tensor.view(*shape)``."""
+    if "dtype" in kwargs:
+        return kwargs["dtype"]
+    return args[1] if len(args) == 2 and isinstance(args[1], torch.dtype) else None
+
+
 _is_compiling = getattr(torch.compiler, "is_compiling", lambda: False)  # torch < 2.3: never
 
 
@@ -118,6 +144,12 @@ class Float64Mode(TorchFunctionMode):
             result = self.__torch_function__(_Uncounted(func), types, args, kwargs)
             _count_convolution(name, args, result)
             return result
+        if name in ("frombuffer", "asarray", "view") and _reinterprets_bytes(name, args, kwargs):
+            return func(*args, **kwargs)
+        if name == "view" and _view_dtype(args, kwargs) in LOW_FLOATS and _is_double(args[0] if args else None):
+            # a float the mode made float64 viewed as a float of its width (float16 as bfloat16):
+            # float64 stays itself, where a float32 view of its 8-byte elements doubled their count
+            return func(args[0], torch.float64)
         if name in _TO_DOUBLE:
             func = torch.Tensor.double
         elif kwargs.get("dtype") in LOW_FLOATS:
