@@ -10,9 +10,12 @@ import libcst as cst
 from codemods.amp.common import BFLOAT16, CUDA_CUSTOM, HALF, arg_index, autocast_view, torch_module
 from codemods.amp.dtype_choices import dtype_choices
 from codemods.shared.device_values import target_name
-from migrate_xla.rule import UNSAFE, FileContext, Rule, call_arg, parse_expr, snippet, string_value
+from migrate_xla.rule import UNSAFE, FileContext, Rule, call_arg, code_of, parse_expr, snippet, string_value
 
 PRECISION_NAME = re.compile(r"dtype|precision", re.IGNORECASE)
+# A statement that keeps a half-precision copy rather than computing in it: its held-back
+# `.half()` is the hint it was (a saved or exported format)
+KEPT_FORMAT = re.compile(r"\b(save|export|onnx|state_dict|numpy|tobytes|jit)\b")
 HALF_STRINGS = {"float16": "bfloat16", "fp16": "bf16"}
 
 
@@ -32,6 +35,14 @@ class Float16ToBfloat16(Rule):
     always speed (a saved half-precision format, an exported model, a dtype check), so a
     person confirms it. Where float16 only chooses the dtype of a CUDA autocast (nanoGPT's
     ``dtype`` string and ``ptdtype`` table), XLA401 maps it, safely, and this rule keeps off.
+
+    Held back (no ``--unsafe-fixes``), a ``.half()`` / ``.type(torch.cuda.HalfTensor)``
+    conversion is marked with a TODO comment naming bfloat16, not only reported: the
+    migrated script still runs, but computes in float16, which is not the TPU's type (a
+    CIFAR ResNet's ``--half``: ``model.half()``, ``criterion.half()``, ``input.half()``), and a
+    hint alone left that silent. Not where the statement keeps a half-precision copy rather
+    than computing in it (``torch.save(model.half().state_dict(), ...)``, an export), nor the
+    dtype names and strings, whose intent is as often a format.
     """
 
     CODE = "XLA405"
@@ -95,15 +106,24 @@ class Float16ToBfloat16(Rule):
         if dtype is not None:
             self.autocast_dtypes.add(id(dtype.value))
 
-    def _bfloat16(self, original, updated, replacement, imports=()):
-        return self.replace(
-            original,
-            updated,
-            replacement,
-            f"`{snippet(original)}` -> `{snippet(replacement)}`: TPUs compute in bfloat16 natively "
-            "(unsafe: check that nothing needs float16 here, such as a saved half-precision format)",
-            imports=imports,
-        )
+    def _bfloat16(self, original, updated, replacement, imports=(), conversion=False):
+        """The fix; a ``conversion`` (``.half()``) held back is marked in the code, unless its
+        statement keeps a half-precision copy (KEPT_FORMAT)."""
+        statement = self.ctx.statements[-1] if self.ctx.statements else None
+        self.MARK_HELD_BACK = conversion and not (statement is not None and KEPT_FORMAT.search(code_of(statement)))
+        marked = self.MARK_HELD_BACK and not self.fixes(original)
+        try:
+            return self.replace(
+                original,
+                updated,
+                replacement,
+                f"`{snippet(original)}` -> `{snippet(replacement)}`: TPUs compute in bfloat16 natively"
+                + (", and float16 is not their type: as written, the script computes in it" if marked else "")
+                + " (unsafe: check that nothing needs float16 here, such as a saved half-precision format)",
+                imports=imports,
+            )
+        finally:
+            self.MARK_HELD_BACK = False  # the class's: other fixes held back are hints
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
         if (
@@ -150,7 +170,7 @@ class Float16ToBfloat16(Rule):
         if method == "half" and not original.args and self.qualname(original.func) is None:
             bfloat16, imports = self._bfloat16_arg()
             replacement = updated.with_changes(func=func.with_changes(attr=cst.Name("to")), args=[bfloat16])
-            return self._bfloat16(original, updated, replacement, imports)
+            return self._bfloat16(original, updated, replacement, imports, conversion=True)
         if (
             method == "type"
             and len(original.args) == 1
@@ -161,7 +181,11 @@ class Float16ToBfloat16(Rule):
             replacement = updated.with_changes(func=func.with_changes(attr=cst.Name("to")), args=args)
             self.ctx.forget_fixes_inside(original)
             return self._bfloat16(
-                original, updated, replacement, list(dict.fromkeys([*self.ctx.api.imports, *imports]))
+                original,
+                updated,
+                replacement,
+                list(dict.fromkeys([*self.ctx.api.imports, *imports])),
+                conversion=True,
             )
         if method != "add_argument":
             return updated
