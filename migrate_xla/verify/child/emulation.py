@@ -3,6 +3,7 @@ maps the device to the CPU, streams and events, and the device module's common s
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 
@@ -41,6 +42,9 @@ def _decuda(func, args, kwargs, device_type: str = "cuda"):
     ):  # x.type("torch.cuda.FloatTensor")
         args = (args[0], _LEGACY_NAMES[args[1]], *args[2:])
         changed = True
+    if func is torch.Tensor.type and isinstance(kwargs.get("dtype"), str) and kwargs["dtype"] in _LEGACY_NAMES:
+        kwargs = {**kwargs, "dtype": _LEGACY_NAMES[kwargs["dtype"]]}  # x.type(dtype="torch.cuda.FloatTensor")
+        changed = True
     if "device" in kwargs and _on_cpu(kwargs["device"], device_type) is not kwargs["device"]:
         kwargs = {**kwargs, "device": _on_cpu(kwargs["device"], device_type)}
         changed = True
@@ -70,22 +74,51 @@ def _returning(value):
     return lambda *args, **kwargs: value
 
 
+def _torch_calls(depth: int = 2) -> bool:
+    """Whether the frame ``depth`` levels above this one is torch's own code (at the default,
+    the caller of the function that asks)."""
+    caller = sys._getframe(depth).f_globals.get("__name__", "")
+    return caller == "torch" or caller.startswith("torch.")
+
+
 def _for_user_code(real, emulated):
     """``emulated`` for the script's own calls; torch's internals keep seeing no GPU."""
 
     def query(*args, **kwargs):
-        caller = sys._getframe(1).f_globals.get("__name__", "")
-        if caller == "torch" or caller.startswith("torch."):
+        if _torch_calls():
             return real(*args, **kwargs)
         return emulated
 
     return query
 
 
+def _binder(original):
+    """Binds a call's arguments by ``original``'s own signature (``inspect.signature``), so a
+    wrapper that reads or changes one argument finds it however the caller passed it, by
+    position or by keyword, and passes on every call ``original`` accepts. The binder returns
+    the ``inspect.BoundArguments`` (defaults not applied), or None where the call does not fit
+    the signature (the wrapper then calls ``original`` as it was called, which raises its own
+    error) or ``original`` has no signature to read."""
+    try:
+        signature = inspect.signature(original)
+    except (TypeError, ValueError):
+        signature = None
+
+    def bind(*args, **kwargs):
+        if signature is None:
+            return None
+        try:
+            return signature.bind(*args, **kwargs)
+        except TypeError:
+            return None
+
+    return bind
+
+
 class _Event:
     """torch.cuda.Event on the CPU: recorded at once, timed by the wall clock."""
 
-    def __init__(self, enable_timing=False, blocking=False, interprocess=False, **kwargs):
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False, external=False, **kwargs):
         self._at = None
 
     def record(self, stream=None):
@@ -154,6 +187,13 @@ class _DeviceContext:
         return False
 
 
+class _DeviceOfContext(_DeviceContext):
+    """torch.cuda.device_of(obj), torch.tpu's: the device of a tensor, the one device."""
+
+    def __init__(self, obj=None) -> None:
+        super().__init__()
+
+
 class _StreamContext:
     def __init__(self, stream=None):
         self.stream = stream
@@ -197,62 +237,106 @@ def _install_device_shim(device_type: str, module, backends: tuple[str, ...]) ->
         accelerator.synchronize = _returning(None)
 
     emulated = device_type
+    # each wrapper below binds the call by the signature of what it wraps (_binder): torch.load(f,
+    # "cuda:0") names map_location by position, autocast(device_type="cuda") by keyword
     autocast_init = torch.amp.autocast_mode.autocast.__init__
+    autocast_arguments = _binder(autocast_init)
 
-    def autocast(self, device_type=emulated, *args, **kwargs):
-        autocast_init(self, "cpu" if device_type == emulated else device_type, *args, **kwargs)
+    def autocast(self, *args, **kwargs):
+        bound = autocast_arguments(self, *args, **kwargs)
+        if bound is None:
+            return autocast_init(self, *args, **kwargs)
+        if bound.arguments.get("device_type") == emulated:
+            bound.arguments["device_type"] = "cpu"
+        return autocast_init(*bound.args, **bound.kwargs)
 
     torch.amp.autocast_mode.autocast.__init__ = autocast
 
     scaler_init = torch.amp.GradScaler.__init__
+    scaler_arguments = _binder(scaler_init)
 
-    def grad_scaler(self, device=emulated, *args, **kwargs):
-        scaler_init(self, "cpu" if device == emulated else device, *args, **kwargs)
+    def grad_scaler(self, *args, **kwargs):
+        bound = scaler_arguments(self, *args, **kwargs)
+        if bound is None:
+            return scaler_init(self, *args, **kwargs)
+        if bound.arguments.get("device", emulated) == emulated:  # torch's default is "cuda": the emulated device's
+            bound.arguments["device"] = "cpu"
+        return scaler_init(*bound.args, **bound.kwargs)
 
     torch.amp.GradScaler.__init__ = grad_scaler
 
     # custom autograd functions for autocast (torch.cuda.amp.custom_fwd calls these): they look at
     # autocast on the device they name, which is CPU autocast in the emulation
     for name in ("custom_fwd", "custom_bwd"):
-        original = getattr(torch.amp, name)
-
-        def on_cpu(*args, _original=original, **kwargs):
-            if kwargs.get("device_type") == emulated:
-                kwargs["device_type"] = "cpu"
-            return _original(*args, **kwargs)
-
-        setattr(torch.amp, name, on_cpu)
+        setattr(torch.amp, name, _on_cpu_autocast(getattr(torch.amp, name), emulated))
 
     load = torch.load
+    load_arguments = _binder(load)
 
-    def load_on_cpu(*args, map_location=None, **kwargs):
-        if callable(map_location):
-            map_location = "cpu"
-        return load(*args, map_location=_on_cpu(map_location, emulated), **kwargs)
+    def load_on_cpu(*args, **kwargs):
+        bound = load_arguments(*args, **kwargs)
+        if bound is None:
+            return load(*args, **kwargs)
+        bound.arguments["map_location"] = _load_location(bound.arguments.get("map_location"), emulated)
+        return load(*bound.args, **bound.kwargs)
 
     torch.load = load_on_cpu
 
     import torch.distributed as dist
 
     init_process_group = dist.init_process_group
+    group_arguments = _binder(init_process_group)
 
-    def gloo_instead(backend=None, *args, **kwargs):
+    def gloo_instead(*args, **kwargs):
+        bound = group_arguments(*args, **kwargs)
+        if bound is None:
+            return init_process_group(*args, **kwargs)
+        backend = bound.arguments.get("backend")
         if isinstance(backend, str) and any(name in backend for name in backends):
-            backend = "gloo"
+            bound.arguments["backend"] = "gloo"
         # this child's own port (harness.RENDEZVOUS_PORT): the other run's group may be meeting
         # at the port the script names, side by side on this machine
-        method = kwargs.get("init_method") or (args[0] if args else None)
+        method = bound.arguments.get("init_method")
         if (method is None or str(method).startswith("env://")) and "XLA_MIGRATE_VERIFY_PORT" in os.environ:
             os.environ["MASTER_PORT"] = os.environ["XLA_MIGRATE_VERIFY_PORT"]
-        return init_process_group(backend, *args, **kwargs)
+        return init_process_group(*bound.args, **bound.kwargs)
 
     dist.init_process_group = gloo_instead
 
     # DDP's device ids name devices; for a module on the CPU it takes none (and raises otherwise).
     ddp = torch.nn.parallel.DistributedDataParallel
     ddp_init = ddp.__init__
+    ddp_arguments = _binder(ddp_init)
 
-    def ddp_on_cpu(self, module, device_ids=None, output_device=None, *args, **kwargs):
-        ddp_init(self, module, None, None, *args, **kwargs)
+    def ddp_on_cpu(self, *args, **kwargs):
+        bound = ddp_arguments(self, *args, **kwargs)
+        if bound is None:
+            return ddp_init(self, *args, **kwargs)
+        bound.arguments.update(device_ids=None, output_device=None)
+        return ddp_init(*bound.args, **bound.kwargs)
 
     ddp.__init__ = ddp_on_cpu
+
+
+def _on_cpu_autocast(original, emulated: str):
+    """``torch.amp.custom_fwd`` / ``custom_bwd`` with ``device_type`` the emulated device made "cpu"."""
+    arguments = _binder(original)
+
+    def on_cpu(*args, **kwargs):
+        bound = arguments(*args, **kwargs)
+        if bound is None or bound.arguments.get("device_type") != emulated:
+            return original(*args, **kwargs)
+        bound.arguments["device_type"] = "cpu"
+        return original(*bound.args, **bound.kwargs)
+
+    return on_cpu
+
+
+def _load_location(map_location, emulated: str):
+    """torch.load's ``map_location`` in the emulation: everything loads onto the CPU. None (a
+    checkpoint saved on a GPU would load where it was saved), a function or a dict (which map
+    storages to devices, the emulated one among them) are the CPU; another location (a
+    device) as ``_on_cpu`` makes it."""
+    if map_location is None or callable(map_location) or isinstance(map_location, dict):
+        return "cpu"
+    return _on_cpu(map_location, emulated)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import torch
 import torch.nn.functional as F
 import torch.nn.modules.rnn as rnn_modules
@@ -10,6 +12,21 @@ import torch.nn.modules.rnn as rnn_modules
 #
 # Plain patches, not the torch function mode: a mode is switched off while its handler
 # runs, so the Tensor.normal_ that nn.init.normal_ calls inside would escape it.
+#
+# Each wrapper accepts every call torch's function does. These are builtins, without a
+# signature inspect can read: what a wrapper reads, it reads as torch's documented signature
+# places it (the tensor first, by position or as ``input=``; ``device`` and the rest of the
+# factories' options by keyword only), and anything else it passes on as it came.
+
+
+def _input(args, kwargs):
+    """The first argument of a torch builtin, given by position or as ``input=``, and the
+    rest of the call without it; (None, args, kwargs) where there is none."""
+    if args:
+        return args[0], args[1:], kwargs
+    if "input" in kwargs:
+        return kwargs["input"], (), {k: v for k, v in kwargs.items() if k != "input"}
+    return None, args, kwargs
 
 
 def _is_cpu(device) -> bool:
@@ -33,12 +50,17 @@ def _factory(original):
 def _like_factory(original):
     """torch.randn_like(x): drawn on the CPU in x's shape, then moved to x's device."""
 
-    def aligned(like, *args, **kwargs):
-        device = kwargs.get("device", like.device)
+    def aligned(*args, **kwargs):
+        like, rest, options = _input(args, kwargs)
+        if not isinstance(like, torch.Tensor):
+            return original(*args, **kwargs)
+        device = options.get("device", like.device)
         if _is_cpu(device):
-            return original(like, *args, **kwargs)
-        kwargs = {**kwargs, "device": "cpu", "dtype": kwargs.get("dtype", like.dtype)}
-        return original(torch.empty(like.shape, dtype=kwargs["dtype"]), *args, **kwargs).to(device)
+            return original(*args, **kwargs)
+        requires_grad = options.pop("requires_grad", False)
+        options = {**options, "device": "cpu", "dtype": options.get("dtype", like.dtype)}
+        drawn = original(torch.empty(like.shape, dtype=options["dtype"]), *rest, **options).to(device)
+        return drawn.requires_grad_() if requires_grad else drawn
 
     return aligned
 
@@ -59,9 +81,10 @@ def _fill(original):
 def _bernoulli(original):
     """torch.bernoulli(p) as ``uniform < p`` with the uniform drawn on the CPU (any device)."""
 
-    def aligned(probs, *args, **kwargs):
-        if args or kwargs or not isinstance(probs, torch.Tensor):
-            return original(probs, *args, **kwargs)
+    def aligned(*args, **kwargs):
+        probs, rest, options = _input(args, kwargs)
+        if rest or options or not isinstance(probs, torch.Tensor):
+            return original(*args, **kwargs)
         uniform = torch.rand(probs.shape, dtype=torch.float32).to(probs.device)
         return (uniform < probs).to(probs.dtype)
 
@@ -93,12 +116,19 @@ def _attention(original):
     aligned ``F.dropout``: the fused kernels draw that mask from their own device's generator.
     Without dropout, the kernel as it is."""
 
-    def aligned(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, **kwargs):
+    def aligned(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):
         if not dropout_p:
             return original(
-                query, key, value, attn_mask=attn_mask, dropout_p=dropout_p, is_causal=is_causal, scale=scale, **kwargs
+                query,
+                key,
+                value,
+                attn_mask=attn_mask,
+                dropout_p=dropout_p,
+                is_causal=is_causal,
+                scale=scale,
+                enable_gqa=enable_gqa,
             )
-        if kwargs.get("enable_gqa"):  # grouped keys and values: each serves several query heads
+        if enable_gqa:  # grouped keys and values: each serves several query heads
             groups = query.size(-3) // key.size(-3)
             key, value = key.repeat_interleave(groups, -3), value.repeat_interleave(groups, -3)
         scale = query.size(-1) ** -0.5 if scale is None else scale
@@ -123,9 +153,15 @@ def _multinomial(original):
     masks of every later step would differ. Other forms (samples without replacement, a
     generator, ``out=``) are left as they are."""
 
-    def aligned(probs, num_samples, replacement=False, **kwargs):
-        if kwargs or not isinstance(probs, torch.Tensor) or (num_samples != 1 and not replacement):
-            return original(probs, num_samples, replacement, **kwargs)
+    def aligned(*args, **kwargs):
+        try:
+            bound = _MULTINOMIAL.bind(*args, **kwargs).arguments
+        except TypeError:
+            return original(*args, **kwargs)
+        probs, num_samples, replacement = bound["input"], bound["num_samples"], bound.get("replacement", False)
+        drawn_elsewhere = bound.get("generator") is not None or bound.get("out") is not None
+        if drawn_elsewhere or not isinstance(probs, torch.Tensor) or (num_samples != 1 and not replacement):
+            return original(*args, **kwargs)
         uniform = torch.rand((*probs.shape[:-1], num_samples), dtype=torch.float64).to(probs.device)
         cdf = probs.to(torch.float64).cumsum(-1)
         cdf = cdf / cdf[..., -1:]
@@ -133,6 +169,13 @@ def _multinomial(original):
         return drawn.clamp(max=probs.shape[-1] - 1)
 
     return aligned
+
+
+def _multinomial_documented(input, num_samples, replacement=False, *, generator=None, out=None):
+    """torch.multinomial's documented signature (Tensor.multinomial's, with the tensor as ``self``)."""
+
+
+_MULTINOMIAL = inspect.signature(_multinomial_documented)
 
 
 class _LayerwiseRNNs:

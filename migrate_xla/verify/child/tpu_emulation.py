@@ -8,7 +8,7 @@ import types
 
 import torch
 
-from .emulation import EmulationMode, _DeviceContext, _for_user_code, _install_device_shim, _returning
+from .emulation import EmulationMode, _DeviceContext, _DeviceOfContext, _for_user_code, _install_device_shim, _returning
 
 # -- TorchTPU emulated on the CPU (the migrated run of a --runtime torch-tpu migration) -----
 #
@@ -60,7 +60,7 @@ def _tpu_module(tpu_api: dict) -> types.ModuleType:
     emulated = {
         "synchronize": _returning(None),
         "device": _DeviceContext,
-        "device_of": _DeviceContext,
+        "device_of": _DeviceOfContext,
         "device_count": _for_user_code(_returning(0), 1),
         "current_device": _returning(0),
         "set_device": _returning(None),

@@ -31,6 +31,7 @@ def _one_pass_batch_norm(
 
 
 _BATCH_NORM_ARGS = ("input", "running_mean", "running_var", "weight", "bias", "training", "momentum", "eps")
+_CONV2D_ARGS = ("input", "weight")
 
 
 class TwinMode(TorchFunctionMode):
@@ -41,9 +42,15 @@ class TwinMode(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if getattr(func, "__name__", "") == "conv2d" and len(args) > 1 and getattr(args[0], "ndim", 0) == 4:
-            channels_last = [a.contiguous(memory_format=torch.channels_last) for a in args[:2]]
-            return func(*channels_last, *args[2:], **kwargs)
+        if getattr(func, "__name__", "") == "conv2d":
+            # conv2d(input, weight, bias, ...): input and weight by position or by keyword
+            args, kwargs = list(args), dict(kwargs)
+            places = [(args, i) if i < len(args) else (kwargs, name) for i, name in enumerate(_CONV2D_ARGS)]
+            tensors = [holder[key] if holder is args or key in holder else None for holder, key in places]
+            if getattr(tensors[0], "ndim", 0) == 4 and tensors[1] is not None:
+                for (holder, key), tensor in zip(places, tensors):
+                    holder[key] = tensor.contiguous(memory_format=torch.channels_last)
+            return func(*args, **kwargs)
         if func is torch.nn.functional.batch_norm:
             bound = {**dict(zip(_BATCH_NORM_ARGS, args)), **kwargs}
             in_training = bound.get("training") or bound.get("running_mean") is None
