@@ -97,16 +97,21 @@ DECISIONS: dict[str, tuple[str, str]] = {
     "torch.cuda.is_initialized": (VALUE, "True"),
     "torch.cuda.synchronize": (NO_OP, "the CPU computes in order: nothing to wait for"),
     "torch.cuda.ipc_collect": (NO_OP, "no memory shared between processes to collect"),
-    "torch.cuda.get_device_name": (VALUE, "cpu (cuda emulated)"),
+    # the one GPU model the emulated device is, an A100: EMULATED_GPU in verify/child/cuda_emulation.py, whose
+    # answers tests/test_verify_wrappers.py checks against these texts
+    "torch.cuda.get_device_name": (VALUE, "NVIDIA A100-SXM4-40GB, the one GPU model the emulated device is"),
     "torch.cuda.get_device_properties": (
         CPU,
-        "name cpu (cuda emulated), major and minor 0, total_memory the host's memory, one multiprocessor",
+        "the A100's: major 8, minor 0, 108 multiprocessors, total_memory its 40536 MiB or the host's memory where less",
     ),
-    "torch.cuda.get_device_capability": (VALUE, "(0, 0)"),
+    "torch.cuda.get_device_capability": (VALUE, "(8, 0), the A100's"),
     "torch.cuda.get_arch_list": (KEPT, "[] without a GPU"),
     "torch.cuda.get_gencode_flags": (KEPT, "an empty string without a GPU"),
-    "torch.cuda.is_bf16_supported": (VALUE, "True (CPU autocast computes in bfloat16)"),
-    "torch.cuda.is_tf32_supported": (VALUE, "False: the CPU computes float32 matmuls in float32"),
+    "torch.cuda.is_bf16_supported": (VALUE, "True, as on the A100 (CPU autocast computes in bfloat16)"),
+    "torch.cuda.is_tf32_supported": (
+        VALUE,
+        "True, as on the A100 (the CPU computes float32 matmuls in float32 all the same)",
+    ),
     "torch.cuda.can_device_access_peer": (VALUE, "False: one device, no peers"),
     "torch.cuda.has_half": (KEPT, "a flag"),
     "torch.cuda.has_magma": (KEPT, "a flag"),
@@ -164,7 +169,10 @@ DECISIONS: dict[str, tuple[str, str]] = {
     "torch.cuda.host_memory_stats_as_nested_dict": (VALUE, "an empty dict"),
     "torch.cuda.memory_summary": (VALUE, "a line saying that the emulated device counts no memory"),
     "torch.cuda.memory_snapshot": (VALUE, "an empty list"),
-    "torch.cuda.mem_get_info": (CPU, "the host's available and total memory, in bytes"),
+    "torch.cuda.mem_get_info": (
+        CPU,
+        "the A100's free and total memory (get_device_properties' total_memory), each capped at the host's, in bytes",
+    ),
     "torch.cuda.reset_peak_memory_stats": (NO_OP, _RESET),
     "torch.cuda.reset_max_memory_allocated": (NO_OP, _RESET),
     "torch.cuda.reset_max_memory_cached": (NO_OP, _RESET),

@@ -230,7 +230,7 @@ def test_the_emulation_gives_each_name_what_the_table_decides(tmp_path):
     for name, message in out["refusals"].items():
         assert message == f"the reference calls {name}, which cannot be emulated on the CPU ({facts['refused'][name]})"
     assert out["device"] == [0, 0, "cpu"]
-    assert out["queries"] == [True, 1, "cpu (cuda emulated)", [0, 0], True]
+    assert out["queries"] == [True, 1, "NVIDIA A100-SXM4-40GB", [8, 0], True]  # cuda_emulation.EMULATED_GPU
     assert out["memory"] == [0, 0, 0, True, True, True]
     # the device's own generator: torch.manual_seed seeds it, seeding it leaves the CPU's
     assert out["rng"] == [7, True, "Tensor", 7]

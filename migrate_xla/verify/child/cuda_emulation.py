@@ -13,13 +13,23 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
 import os
 import sys
 import types
 
 import torch
 
-from .emulation import _LEGACY_NAMES, _DeviceContext, _for_user_code, _install_device_shim, _returning, _Stream
+from .emulation import (
+    _LEGACY_NAMES,
+    _DeviceContext,
+    _DeviceOfContext,
+    _for_user_code,
+    _install_device_shim,
+    _returning,
+    _Stream,
+    _torch_calls,
+)
 
 LEGACY_TYPES = (
     "FloatTensor",
@@ -34,6 +44,113 @@ LEGACY_TYPES = (
     "BoolTensor",
 )
 CUDA_LABEL = "cpu (cuda emulated)"
+
+
+@dataclasses.dataclass(frozen=True)
+class EmulatedGpu:
+    """The one GPU model the emulated device is, to the script: every answer about the device
+    (``torch.cuda.get_device_name``, ``get_device_capability``, ``get_device_properties``,
+    ``is_bf16_supported``, ``is_tf32_supported``, ``mem_get_info``, ``torch.version.cuda``) is
+    read from it, so a library that checks the architecture (transformers' ``--tf32``,
+    ``--bf16``; Lightning's Tensor Core hint; Accelerate's FP8 check) sees one real model."""
+
+    name: str
+    capability: tuple[int, int]  # CUDA compute capability (major, minor)
+    total_memory: int  # bytes, as torch reports it (at most the host's: _device_memory)
+    multi_processor_count: int
+    bf16: bool  # computes in bfloat16 natively
+    tf32: bool  # TensorFloat-32 matmuls (Ampere and later)
+    cuda_version: str  # torch.version.cuda where the installed torch is a CPU build
+    L2_cache_size: int
+    warp_size: int = 32
+    max_threads_per_multi_processor: int = 2048
+    regs_per_multiprocessor: int = 65536
+    shared_memory_per_block: int = 48 * 1024
+    shared_memory_per_block_optin: int = 163 * 1024
+    shared_memory_per_multiprocessor: int = 164 * 1024
+
+
+# An A100 (Ampere, compute capability 8.0), as torch describes an A100-SXM4-40GB: the earliest
+# architecture with what the CPU emulation gives (bfloat16, TF32 matmuls: float32 on the CPU),
+# and not what it cannot (FP8, from 8.9: Accelerate and Transformer Engine would pick kernels
+# that the CPU does not have). Its memory is capped at the host's (_device_memory).
+EMULATED_GPU = EmulatedGpu(
+    name="NVIDIA A100-SXM4-40GB",
+    capability=(8, 0),
+    total_memory=40536 * 2**20,
+    multi_processor_count=108,
+    bf16=True,
+    tf32=True,
+    cuda_version="12.8",
+    L2_cache_size=40 * 2**20,
+)
+
+
+class _DeviceProperties:
+    """What ``torch.cuda.get_device_properties`` gives: the fields of torch's
+    ``_CudaDeviceProperties``, read from EMULATED_GPU, and its repr."""
+
+    def __init__(self, gpu: EmulatedGpu, total_memory: int) -> None:
+        self.name = gpu.name
+        self.major, self.minor = gpu.capability
+        self.total_memory = total_memory
+        self.multi_processor_count = gpu.multi_processor_count
+        self.is_integrated = 0
+        self.is_multi_gpu_board = 0
+        self.L2_cache_size = gpu.L2_cache_size
+        self.warp_size = gpu.warp_size
+        self.max_threads_per_multi_processor = gpu.max_threads_per_multi_processor
+        self.regs_per_multiprocessor = gpu.regs_per_multiprocessor
+        self.shared_memory_per_block = gpu.shared_memory_per_block
+        self.shared_memory_per_block_optin = gpu.shared_memory_per_block_optin
+        self.shared_memory_per_multiprocessor = gpu.shared_memory_per_multiprocessor
+        self.gcnArchName = "NVIDIA"  # ROCm's field; a CUDA device names no gfx architecture
+        self.uuid = "00000000-0000-0000-0000-000000000000"
+        self.pci_bus_id = self.pci_device_id = self.pci_domain_id = 0
+
+    def __repr__(self) -> str:
+        return (
+            f"_CudaDeviceProperties(name='{self.name}', major={self.major}, minor={self.minor}, "
+            f"total_memory={self.total_memory // 2**20}MB, multi_processor_count={self.multi_processor_count}, "
+            f"uuid={self.uuid}, pci_bus_id={self.pci_bus_id}, pci_device_id={self.pci_device_id}, "
+            f"pci_domain_id={self.pci_domain_id}, L2_cache_size={self.L2_cache_size // 2**20}MB)"
+        )
+
+
+def _device_memory(gpu: EmulatedGpu) -> tuple[int, int]:
+    """The emulated device's free and total memory: the model's, capped at the host's. The
+    device's memory is the host's: a script that sizes its batches by it, or places a model's
+    layers by it (Accelerate's ``device_map="auto"`` reads ``mem_get_info``), must not plan for
+    memory the host does not have (the reference would end in the host's OOM killer, not a
+    verdict); and a host with more than the model has still answers as the model, so batches
+    come out as the GPU's would be."""
+    available, total = _host_memory()
+    total = min(gpu.total_memory, total) if total else gpu.total_memory
+    return min(available, total) if available else total, total
+
+
+class _CudaVersion(types.ModuleType):
+    """``torch.version`` of a CPU build of torch, whose ``cuda`` (None) the script reads as
+    the CUDA version of a GPU build (EMULATED_GPU.cuda_version: transformers' TF32 check
+    reads it), while torch's own code reads None, as it is."""
+
+    @property
+    def cuda(self):
+        real = self.__dict__.get("cuda")
+        return real if real is not None or _torch_calls() else EMULATED_GPU.cuda_version
+
+    @cuda.setter
+    def cuda(self, value) -> None:
+        self.__dict__["cuda"] = value
+
+
+def _present_cuda_version() -> None:
+    """A CPU build of torch answers the script's ``torch.version.cuda`` as a GPU build would."""
+    version = sys.modules.get("torch.version")
+    if version is not None and version.__dict__.get("cuda") is None and type(version) is types.ModuleType:
+        version.__class__ = _CudaVersion
+
+
 # Emulated by patching torch's own class or function where it is (its object stays)
 PATCHED_IN_PLACE = frozenset(
     {"torch.cuda.amp.autocast", "torch.cuda.amp.GradScaler", "torch.cuda.amp.custom_fwd", "torch.cuda.amp.custom_bwd"}
@@ -103,23 +220,13 @@ def _emulations(float64: bool) -> dict[str, object]:
     # torch.manual_seed through it) leaves the CPU generator, which random numbers drawn "on
     # the device" come from in the emulation, as it is: both runs draw from the CPU generator.
     generator = torch.Generator()
-    available, total = _host_memory()
+    gpu = EMULATED_GPU
+    free, total = _device_memory(gpu)
 
     def seed_device(seed):
         generator.manual_seed(int(seed))
 
-    properties = types.SimpleNamespace(
-        name=CUDA_LABEL,
-        major=0,
-        minor=0,
-        total_memory=total,
-        multi_processor_count=1,
-        is_integrated=False,
-        is_multi_gpu_board=False,
-        L2_cache_size=0,
-        warp_size=32,
-        uuid="00000000-0000-0000-0000-000000000000",
-    )
+    properties = _DeviceProperties(gpu, total)
     emulated: dict[str, object] = {
         # the device
         "is_available": _for_user_code(torch.cuda.is_available, True),
@@ -127,16 +234,17 @@ def _emulations(float64: bool) -> dict[str, object]:
         "current_device": _returning(0),
         "set_device": _returning(None),
         "device": type("device", (_DeviceContext,), {"__module__": "torch.cuda"}),
-        "device_of": type("device_of", (_DeviceContext,), {"__module__": "torch.cuda"}),
+        "device_of": type("device_of", (_DeviceOfContext,), {"__module__": "torch.cuda"}),
         "init": _returning(None),
         "is_initialized": _returning(True),
         "synchronize": _returning(None),
         "ipc_collect": _returning(None),
-        "get_device_name": _returning(CUDA_LABEL),
+        # the one GPU model the device is (EMULATED_GPU)
+        "get_device_name": _returning(gpu.name),
         "get_device_properties": _returning(properties),
-        "get_device_capability": _returning((0, 0)),
-        "is_bf16_supported": _returning(True),
-        "is_tf32_supported": _returning(False),
+        "get_device_capability": _returning(gpu.capability),
+        "is_bf16_supported": _returning(gpu.bf16),
+        "is_tf32_supported": _returning(gpu.tf32),
         "can_device_access_peer": _returning(False),
         "check_error": _returning(None),
         "get_sync_debug_mode": _returning(0),
@@ -176,7 +284,7 @@ def _emulations(float64: bool) -> dict[str, object]:
         "host_memory_stats_as_nested_dict": lambda *args, **kwargs: {},
         "memory_summary": _returning(f"{CUDA_LABEL}: no memory statistics (the emulated device allocates nothing)"),
         "memory_snapshot": lambda *args, **kwargs: [],
-        "mem_get_info": _returning((available, total)),
+        "mem_get_info": _returning((free, total)),
         "reset_peak_memory_stats": _returning(None),
         "reset_max_memory_allocated": _returning(None),
         "reset_max_memory_cached": _returning(None),
@@ -301,6 +409,7 @@ def _install_cuda_shim(float64: bool = False, cuda_api: dict | None = None) -> N
     emulations alone."""
     cuda = torch.cuda
     _install_device_shim("cuda", cuda, ("nccl",))
+    _present_cuda_version()
     # legacy typed tensors: torch.cuda.FloatTensor(batch, 1), x.type(torch.cuda.LongTensor), ...
     cpu_types = _cpu_types(float64)
     for name, cpu_type in cpu_types.items():
