@@ -16,6 +16,7 @@ its accelerator), and a ``map_location`` that named CUDA restores onto ``"tpu"``
 #   cuda_device.py   XLA101 cuda-device, XLA102 cuda-device-string, XLA103 cuda-method
 #   device_check.py  XLA104 cuda-device-check
 #   runtime.py       XLA105 cuda-runtime-call, XLA106 cuda-memory-query, XLA107 cuda-backend-flag
+#   cuda_guards.py   the availability checks that guard CUDA-only code (XLA105 keeps them, XLA106 notes what they guard)
 #   map_location.py  XLA108 load-map-location
 #   device_context.py XLA112 cuda-device-context
 #   weight_norm.py   XLA113 legacy-weight-norm

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.shared.device_values import ON_RUNTIME, XLA_DEVICE
+from codemods.devices.cuda_guards import CudaGuards, cuda_guards
+from codemods.shared.device_values import KEPT_CUDA_CHECKS, ON_RUNTIME, XLA_DEVICE
 from migrate_xla.rule import (
     CUDA_WORD,
     SAFE,
@@ -82,6 +83,18 @@ class CudaRuntimeCall(Rule):
     in a row (``manual_seed`` then ``manual_seed_all``) become one. See PyTorch/XLA's
     ``torch_xla`` and ``torch_xla.runtime`` API reference.
 
+    An ``is_available()`` that guards code only a GPU runs stays a CUDA check, so that it is
+    False on XLA, as XLA104 leaves an ``is_cuda`` check that guards a CUDA-only feature:
+    code that reads ``torch.cuda.get_device_properties`` / ``get_device_capability`` /
+    ``mem_get_info`` or builds a CUDA extension or Triton kernel, and does nothing else a
+    training script does on its device (no loop, move, ``backward()`` or ``step()``), in the
+    branch the check opens, or after an early ``return`` when it fails
+    (denoising-diffusion-pytorch's attention: ``if not torch.cuda.is_available() or not
+    flash: return``, then the device's properties pick flash attention; asked for the XLA
+    device, the check opened that code on XLA, and the migrated run died "Found no NVIDIA
+    driver"). Not a check that raises or exits when it fails: that says the script needs an
+    accelerator, which XLA is (``codemods/devices/cuda_guards.py``).
+
     Under ``--runtime torch-tpu``, ``torch.tpu`` mirrors ``torch.cuda``: a call whose name
     torch_tpu exports (``synchronize``, ``manual_seed(_all)``, ``device_count``,
     ``is_available``, ``current_device``, ``set_device``, ``get_device_name``,
@@ -106,6 +119,10 @@ class CudaRuntimeCall(Rule):
         super().__init__(ctx)
         # the torch_xla.manual_seed(...) calls this rule wrote, by id; held so no id is reused
         self.seeds: dict[int, cst.BaseExpression] = {}
+        self.guards = CudaGuards()
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.guards = cuda_guards(self.ctx, node)
 
     def _call(self, name: str | None) -> tuple[str | None, tuple[Import, ...]] | None:
         """What the call ``name`` becomes on the run's runtime: (template, imports), a None
@@ -141,6 +158,16 @@ class CudaRuntimeCall(Rule):
         name = self.qualname(original.func)
         found = self._call(name)
         if found is None:
+            return updated
+        guarded = self.guards.checks.get(id(original))
+        if guarded is not None:
+            kept = self.ctx.shared.setdefault(KEPT_CUDA_CHECKS, {})  # XLA899 leaves it
+            kept[id(original)] = kept[id(updated)] = f"`{guarded}`"
+            self.note(
+                original,
+                f"`{code_of(original)}` guards `{guarded}()`, which only CUDA has: left as a CUDA check, so it stays "
+                f"False on {ON_RUNTIME[self.ctx.runtime]}",
+            )
             return updated
         template, imports = found
         if template is None:
@@ -264,6 +291,10 @@ class CudaMemoryQuery(Rule):
     Under ``--runtime torch-tpu`` they are flagged too: ``torch.tpu`` (torch_tpu's public
     API) has no memory statistics, and its ``get_device_properties`` describes a TPU with
     fields that are not CUDA's.
+
+    A query behind a CUDA availability check that XLA105 leaves for CUDA (it guards code only
+    a GPU runs) does not run on XLA: it is noted, not flagged, and stays as written, its
+    arguments included (``get_device_properties(torch.device("cuda"))``).
     """
 
     CODE = "XLA106"
@@ -280,8 +311,30 @@ class CudaMemoryQuery(Rule):
         'print(torch.cuda.max_memory_allocated() / 2**20, "MiB")\n'
     )
 
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
+        self.guards = CudaGuards()
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.guards = cuda_guards(self.ctx, node)
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call):
+        if id(original) not in self.guards.guarded:
+            return updated
+        self.ctx.forget_fixes_inside(original)  # CUDA code: its device stays CUDA's
+        kept = self.ctx.shared.setdefault(KEPT_CUDA_CHECKS, {})  # XLA899 leaves it
+        kept[id(original)] = "a CUDA-only query"
+        return original
+
     def visit_Call(self, node: cst.Call) -> None:
         name = self.qualname(node.func)
+        if id(node) in self.guards.guarded:
+            self.note(
+                node,
+                f"`{name}()` runs only where a CUDA availability check holds, left for CUDA (XLA105): "
+                f"it does not run on {ON_RUNTIME[self.ctx.runtime]}",
+            )
+            return
         if name in MEMORY_CALLS:
             crash = " and crashes without a GPU" if MEMORY_CALLS[name] == "error" else ""
             if self.ctx.runtime == "torch-tpu":
