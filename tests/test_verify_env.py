@@ -24,8 +24,8 @@ import pytest
 
 from conftest import ROOT, copy_checkout, run_verify
 from migrate_xla.verify import Settings, interpreter
-from migrate_xla.verify.harness import migrate_project
 from migrate_xla.verify.progress import Progress
+from migrate_xla.verify.project_copy import migrate_project
 
 TINY = ROOT / "tests" / "scripts" / "tiny_mlp.py"
 DOCS = ROOT / "docs" / "verify.md"
@@ -258,28 +258,29 @@ def configured(tmp_path) -> Path:
 
 def test_verify_migrates_as_the_configuration_says_and_its_options_win(configured, tmp_path):
     script = configured / "train.py"
-    migrated, _ = migrate_project(script, configured, tmp_path / "a", Settings())
-    text = migrated.read_text()
+    text = migrate_project(script, configured, tmp_path / "a", Settings().migration()).script.read_text()
     assert "xr.use_spmd()" in text and "torch_xla.sync()" not in text
-    migrated, _ = migrate_project(script, configured, tmp_path / "b", Settings(target="single", ignore=("XLA202",)))
-    text = migrated.read_text()
+    given = Settings(target="single", ignore=("XLA202",)).migration()
+    text = migrate_project(script, configured, tmp_path / "b", given).script.read_text()
     assert "xr.use_spmd()" not in text and "torch_xla.sync()" in text
 
 
 def test_the_migrated_copy_finds_the_files_next_to_the_script(configured, tmp_path):
     """Hydra's config_path="conf", a data file beside a module: what the script reads relative
-    to its own file is linked into the copy (a folder without Python files whole)."""
+    to its own file is linked into the copy (a folder without a migrated file whole), hidden
+    entries too (.git linked, never copied)."""
     (configured / "conf").mkdir()
     (configured / "conf" / "config.yaml").write_text("device: cuda\n")
     (configured / "pkg").mkdir()
     (configured / "pkg" / "__init__.py").write_text("")
     (configured / "pkg" / "vocab.txt").write_text("a b c\n")
     (configured / ".git").mkdir()
-    migrated, root = migrate_project(configured / "train.py", configured, tmp_path / "out", Settings())
+    copy = migrate_project(configured / "train.py", configured, tmp_path / "out", Settings().migration())
+    migrated, root = copy.script, copy.root
     assert (root / "conf" / "config.yaml").read_text() == "device: cuda\n"
     assert (root / "pkg" / "vocab.txt").read_text() == "a b c\n"
     assert not (root / "pkg").is_symlink() and (root / "pkg" / "__init__.py").is_file()
-    assert not (root / ".git").exists()
+    assert (root / ".git").is_symlink() and (root / "conf").is_symlink()
     assert (configured / "train.py").read_text() != migrated.read_text()  # the script itself is migrated
 
 

@@ -31,10 +31,8 @@ from pathlib import Path
 
 from migrate_xla import tpu_api
 from migrate_xla.findings import RUNTIMES
-from migrate_xla.project import MIGRATION_FIELDS, Project, SettingsError, configure
-from migrate_xla.sources.discovery import find_sources
-from migrate_xla.sources.writing import write_copy
-from migrate_xla.verify import cuda_refusals, interpreter, tpu_report
+from migrate_xla.project import MIGRATION_FIELDS, SettingsError, configure
+from migrate_xla.verify import cuda_refusals, interpreter, project_copy, tpu_report
 from migrate_xla.verify.compare import Result, Run, compare
 from migrate_xla.verify.diagnosis import in_user_files
 from migrate_xla.verify.frames import INSTRUMENT_FOLDER
@@ -266,13 +264,11 @@ def _migrated_script(
     """The script the migrated run runs, its folder, and each migrated copy's original: SCRIPT's
     project migrated under WORK, or the user's own migrated script (its lines are the ones to show)."""
     if migrated is None:
-        root = (project or script.parent).resolve()
-        migrated, migrated_root = migrate_project(script, root, work / "migrated", settings)
-        return (
-            migrated,
-            migrated_root,
-            {copy: root / copy.relative_to(migrated_root) for copy in migrated_root.rglob("*.py")},
-        )
+        try:
+            copy = project_copy.migrate_project(script, project, work / "migrated", settings.migration())
+        except project_copy.CopyError as exc:
+            raise VerifyError(str(exc)) from None
+        return copy.script, copy.root, copy.originals
     migrated = migrated.resolve()
     if not migrated.is_file():
         raise VerifyError(f"no such migrated script: {migrated}")
@@ -490,62 +486,6 @@ def load_trace(path: Path) -> dict:
     return {"run": run, "float64": bool(data.get("float64", False))}
 
 
-def migrate_project(script: Path, project: Path, out: Path, settings: Settings) -> tuple[Path, Path]:
-    """Migrate the .py files of ``project`` into ``out``; returns the migrated script and root.
-
-    The project is migrated as the CLI migrates it (migrate_xla/project.py): under the
-    ``[tool.xla-migrate]`` table the CLI would read for ``project``, with the migration
-    settings given in ``settings`` in their place. The files its ``exclude`` covers are
-    copied as they are (the CLI leaves them so); the script is always migrated.
-    """
-    try:
-        script.relative_to(project)
-    except ValueError:
-        raise VerifyError(f"{script} is not inside the project folder {project}") from None
-    try:
-        migration = Project.configured([project], **settings.migration())
-    except SettingsError as exc:
-        raise VerifyError(str(exc)) from None
-    if not any(f.path.resolve() == script for f in migration.files):
-        migration.files.append(next(iter(find_sources([script]))))
-    migrated = {f.path.resolve() for f in migration.files}
-    for found in find_sources([project]):  # what the excludes left out: run as it is
-        if found.path.resolve() not in migrated:
-            target = out / found.path.resolve().relative_to(project)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(found.path, target)
-    target_of = {}
-    for result in migration.migrate(jobs=1):
-        if result.found is None:  # a folder that could not be listed: its files are not run either
-            continue
-        target = out / result.found.path.resolve().relative_to(project)
-        if result.error is not None:
-            if result.found.path.resolve() == script:
-                raise VerifyError(f"cannot migrate {script}: {result.error}")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(result.found.path, target)  # run unmigrated rather than missing
-        else:
-            write_copy(target, result.source, result.new_text)
-        target_of[result.found.path.resolve()] = target
-    _link_the_rest(project, out)
-    return target_of[script], out
-
-
-def _link_the_rest(project: Path, out: Path) -> None:
-    """Link into ``out`` what the project holds besides its Python files, so that the migrated
-    copy finds what the script reads next to itself (Hydra's ``config_path="conf"``,
-    ``Path(__file__).parent / "data"``): a folder with no Python file in the copy is linked
-    whole, the others file by file. Hidden entries and caches stay out."""
-    for entry in project.iterdir():
-        if entry.name.startswith(".") or entry.name == "__pycache__":
-            continue
-        target = out / entry.name
-        if entry.is_dir() and not entry.is_symlink() and target.is_dir():
-            _link_the_rest(entry, target)
-        elif not target.exists() and not target.is_symlink():
-            target.symlink_to(entry.resolve(), target_is_directory=entry.is_dir())
-
-
 def _shared_environment(script: Path, settings: Settings) -> dict[str, str]:
     """What both children get: the caller's environment, one hash seed, and a one-process
     torchrun setup where asked or where the script cannot start without one (MASTER_PORT
@@ -725,7 +665,7 @@ def _run_child(
     with open(work / f"{role}.stdout", "wb") as out, open(work / f"{role}.stderr", "wb") as err:
         process = subprocess.Popen(
             [python.path, str(script), *args],
-            cwd=os.getcwd(),
+            cwd=project_copy.working_directory(script),  # the migrated copy's own (project_copy.py)
             env=child_env,
             stdout=out,
             stderr=err,
