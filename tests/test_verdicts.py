@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from migrate_xla.verify.compare import Run, compare
+from migrate_xla.verify.compare import DECIDING_RTOL, TOLERANCES, Run, compare
 from migrate_xla.verify.diagnosis import _parameters
 from migrate_xla.verify.harness import compile_causes
 
@@ -48,6 +48,55 @@ def test_the_twins_tolerance_is_named_where_it_decided():
     result = compare(reference(), migrated, twin=twin)
     assert result.verdict == "match"
     assert "the tolerance calibrated by the twin (rtol" in result.message and "rtol 0.0001" not in result.message
+
+
+def twin_drifting(drifts: list[float]) -> Run:
+    """A twin whose relative drift from the reference is ``drifts`` step by step."""
+    return Run("twin", losses=[x * (1 + d) for x, d in zip(LOSSES, drifts)])
+
+
+def test_a_twin_tolerance_past_the_bound_from_the_second_step_is_inconclusive_not_a_match():
+    """A chaotic training's twin drifts 4e-3 at step 2: its calibrated tolerance (6e-2) would
+    accept a learning rate 10 % off (here 5 % apart at step 2): steps past rtol 1e-2 do not decide."""
+    twin = twin_drifting([1e-6, 4e-3, 2e-2, 5e-2, 0.1, 0.12])
+    wrong_lr = xla_run(losses=[LOSSES[0], *(x * (1 + 0.05) for x in LOSSES[1:])])
+    result = compare(reference(), wrong_lr, twin=twin)
+    assert result.rtol_by_step[1] > 5e-2  # today's tolerance lets it through
+    assert result.verdict == "inconclusive" and result.exit_code == 3
+    assert result.steps_deciding == 1 and result.steps_compared == 6
+    assert "only 1 of those steps had a tolerance of at most rtol 0.01" in result.message
+    assert result.to_dict()["steps_deciding"] == 1 and result.to_dict()["tolerance"]["deciding_rtol"] == DECIDING_RTOL
+
+
+def test_a_match_says_over_how_many_steps_it_holds():
+    twin = twin_drifting([1e-6, 1e-5, 1e-4, 5e-4, 5e-3, 1e-2])
+    result = compare(reference(), xla_run(losses=[x * (1 + 1e-5) for x in LOSSES]), twin=twin)
+    assert result.verdict == "match" and result.steps_deciding == 4
+    assert result.message.endswith(
+        "the match holds over the first 4, whose tolerance was at most rtol 0.01 (the later steps' could not "
+        "catch a 10 % learning rate)"
+    )
+    full = compare(reference(), xla_run())
+    assert full.steps_deciding == 6 and "holds over" not in full.message
+
+
+def test_fewer_steps_asked_for_than_a_verdict_needs_decide_alone():
+    two = LOSSES[:2]
+    result = compare(reference(two), xla_run(losses=two, steps_done=2), twin=twin_drifting([1e-6, 1e-4]))
+    assert result.verdict == "match" and result.steps_deciding == 2
+
+
+def test_a_tolerance_given_by_the_user_decides_every_step():
+    result = compare(reference(), xla_run(losses=[x * 1.03 for x in LOSSES]), rtol=0.05)
+    assert result.verdict == "match" and result.steps_deciding == 6
+
+
+def test_mixed_precision_runs_compared_as_written_decide_nothing():
+    """float16 against bfloat16 drift apart as far as a wrong learning rate moves the loss."""
+    assert TOLERANCES["float32"][0] <= DECIDING_RTOL < TOLERANCES["bfloat16"][0]
+    float16 = Run("reference", device="cpu (cuda emulated)", losses=LOSSES, steps_done=6, precision="float16")
+    result = compare(float16, xla_run(losses=[x * 1.02 for x in LOSSES], precision="bfloat16"))
+    assert result.verdict == "inconclusive" and result.steps_deciding == 0
 
 
 def test_a_new_graph_every_step_from_a_read_and_a_sync_is_slow_not_wrong():

@@ -321,6 +321,7 @@ def verdict_of(report, rc) -> dict:
         "verdict": report["verdict"],
         "max_rel_diff": report.get("max_rel_diff"),
         "steps_compared": report.get("steps_compared"),
+        "steps_deciding": report.get("steps_deciding"),
         "message": report.get("message", "")[:400],
         "compilations": m.get("compilations"),
         "recompilations": m.get("recompilations"),

@@ -35,7 +35,7 @@ def tpu_option(command):
 @click.option(
     "--project",
     type=click.Path(path_type=Path, file_okay=False),
-    help="Folder whose modules are migrated with SCRIPT (default: SCRIPT's folder).",
+    help="The project's root, copied for the migrated run with all its modules migrated (default: the nearest folder up from SCRIPT holding .git, pyproject.toml, setup.py, setup.cfg or .project-root, with SCRIPT's folder and what SCRIPT imports migrated; SCRIPT's folder where none does).",
 )
 @click.option(
     "--steps",
@@ -138,7 +138,8 @@ def verify_command(
     pyproject.toml; the migration options given here win: --target multiprocess runs under
     torch_xla.launch, spmd over $CPU_NUM_DEVICES CPU devices; --runtime torch-tpu runs the
     migration eagerly on the CPU with TorchTPU's tpu device emulated). Exit status: 0 match,
-    1 mismatch, 2 error.
+    1 mismatch, 2 error, 3 inconclusive (the losses agree, but over too few steps whose
+    tolerance could catch a wrong migration).
     """
     if script.suffix == ".ipynb":  # its JSON would run as a Python expression and train nothing
         raise click.UsageError(
@@ -200,7 +201,7 @@ def verify_command(
 @click.option(
     "--project",
     type=click.Path(path_type=Path, file_okay=False),
-    help="Folder whose modules are migrated with SCRIPT (default: SCRIPT's folder).",
+    help="The project's root, copied for the migrated run with all its modules migrated (default: the nearest folder up from SCRIPT holding .git, pyproject.toml, setup.py, setup.cfg or .project-root, with SCRIPT's folder and what SCRIPT imports migrated; SCRIPT's folder where none does).",
 )
 @click.option(
     "--steps",

@@ -33,7 +33,7 @@ from migrate_xla import tpu_api
 from migrate_xla.findings import RUNTIMES
 from migrate_xla.project import MIGRATION_FIELDS, SettingsError, configure
 from migrate_xla.verify import cuda_refusals, interpreter, project_copy, tpu_report
-from migrate_xla.verify.compare import Result, Run, compare
+from migrate_xla.verify.compare import MIN_DECIDING_STEPS, Result, Run, compare
 from migrate_xla.verify.diagnosis import in_user_files
 from migrate_xla.verify.frames import INSTRUMENT_FOLDER
 from migrate_xla.verify.frames import is_library as _is_library
@@ -70,11 +70,15 @@ NO_BACKWARD = "the script never called backward()"
 # steps) and verifies in float64; the ResNet-18 of benchmarks/bench_verify.py, 14.5 G (145 G
 # in 10 steps), would take over 900 s in float64 and runs as written.
 FLOAT64_CONV_BUDGET = 4_000_000_000
-# Runs as written that disagree past the twin's tolerance, where float64 was left for its cost
-# alone, are compared again in float64 up to this many multiply-adds over the run: rounding the
-# twin does not model (a float32 GAN amplifies it) is then no mismatch, and a wrong migration still
-# is one. rasbt/machine-learning-book's DCGAN notebook (0.49 G a forward pass): 4.9e-4 apart at
-# step 3 as written against a calibrated 1e-4, 5e-13 in float64 (docs/realworld.md).
+# Runs as written that settle nothing, where float64 was left for its cost alone, are compared
+# again in float64 over as many steps as this many multiply-adds allow (_decided_in_float64):
+# - where they disagree past the twin's tolerance: rounding the twin does not model (a float32 GAN
+#   amplifies it) is then no mismatch, and a wrong migration still is one. rasbt/machine-learning-
+#   book's DCGAN notebook (0.49 G a forward pass): 4.9e-4 apart at step 3 as written against a
+#   calibrated 1e-4, 5e-13 in float64 (docs/realworld.md);
+# - where they agree, but over fewer steps than a verdict needs whose tolerance could catch a
+#   wrong migration (compare.DECIDING_RTOL): a chaotic training's calibrated tolerance passes 1e-2
+#   by its second or third step (a siamese network with Adadelta and BatchNorm: 2.0).
 FLOAT64_DECIDING_BUDGET = 2 * FLOAT64_CONV_BUDGET
 TORCH_TPU = "torch-tpu"  # the runtime whose migrated run emulates the "tpu" device (child/tpu_emulation.py)
 assert TORCH_TPU in RUNTIMES
@@ -202,19 +206,29 @@ def verify(
             seed=settings.seed,
             twin=runs.get("twin"),
         )
-        if result.verdict == "mismatch" and costly is not None and not float64 and dropped is None and trace is None:
+        unsettled = result.verdict in ("mismatch", "inconclusive")
+        if unsettled and costly is not None and not float64 and dropped is None and trace is None:
             exact_settings = dataclasses.replace(settings, precision="float64")  # no budget stops these runs
-            exact = _decided_in_float64(costly, jobs, list(args), env, exact_settings, work, python)
-            if exact is not None:
+            exact = _decided_in_float64(costly, result, jobs, list(args), env, exact_settings, work, python)
+            if isinstance(exact, str):
+                note = f"{note}; {exact}"
+            else:
                 _in_user_lines(exact["migrated"], originals)
                 note = (
-                    f"{note}; as written they differed ({result.message}): float64, which costs at most "
-                    f"{FLOAT64_DECIDING_BUDGET / 1e9:g} G to settle a difference, decided"
+                    f"{note}; as written, {result.message}: float64, which costs at most "
+                    f"{FLOAT64_DECIDING_BUDGET / 1e9:g} G to settle it, decided over "
+                    f"{len(exact['reference'].losses)} steps"
                 )
                 runs, float64, settings = exact, True, exact_settings
                 result = compare(
                     runs["reference"], runs["migrated"], settings.rtol, settings.atol, float64=True, seed=settings.seed
                 )
+        if result.verdict == "inconclusive":
+            result.message += (
+                f". To decide: --precision float64 (both runs exact, at its cost), --steps "
+                f"{max(result.steps_deciding, 1)} (the steps the tolerance decides), --reference with a trace saved "
+                "on a GPU (--save-reference; compared at float32's tolerance) or an --rtol of your own"
+            )
         if result.verdict == "mismatch" and result.first_mismatch is not None and not settings.diagnose:
             result.diagnosis += _first_difference(
                 jobs, list(args), env, settings, work, float64, python, originals, result
@@ -240,14 +254,29 @@ def _in_user_lines(run: Run, originals: dict[Path, Path]) -> None:
     run.compiled = in_user_files(run.compiled, originals)
 
 
-def _decided_in_float64(costly: Run, jobs, args, env, settings: Settings, work: Path, python) -> dict[str, Run] | None:
-    """Both runs again in float64 (``settings``: --precision float64), where float64 was left for
-    its cost alone and costs at most FLOAT64_DECIDING_BUDGET; None where it costs more or a run
-    fails in it."""
-    if costly.float64_cost * settings.steps > FLOAT64_DECIDING_BUDGET:
-        return None
-    runs = _run_all(jobs, args, env, settings, work / "float64-deciding", True, python)
-    return None if any(run.error is not None for run in runs.values()) else runs
+def _decided_in_float64(
+    costly: Run, result: Result, jobs, args, env, settings: Settings, work: Path, python
+) -> dict[str, Run] | str:
+    """Both runs again in float64 (``settings``: --precision float64), where float64 was left for its
+    cost alone and the runs as written settled nothing: they differ past a tolerance the twin may
+    have underestimated, or agree over too few steps whose tolerance could catch a wrong migration.
+    Over as many steps as FLOAT64_DECIDING_BUDGET allows, if those reach the first difference (or
+    the steps a verdict needs: compare.MIN_DECIDING_STEPS); otherwise, or where a run fails in
+    float64, why not (words for the report)."""
+    needed = result.first_mismatch or min(MIN_DECIDING_STEPS, settings.steps)
+    steps = min(settings.steps, FLOAT64_DECIDING_BUDGET // max(costly.float64_cost, 1))
+    if steps < needed:
+        return (
+            f"float64 over {needed} steps would cost {needed * costly.float64_cost / 1e9:.2g} G multiply-adds in "
+            f"convolutions, past the {FLOAT64_DECIDING_BUDGET / 1e9:g} G float64 may take to decide"
+        )
+    runs = _run_all(
+        jobs, args, env, dataclasses.replace(settings, steps=steps), work / "float64-deciding", True, python
+    )
+    failed = next((run for run in runs.values() if run.error is not None), None)
+    if failed is not None:
+        return f"float64 could not decide: the {failed.role} run failed in it ({_exception(failed)})"
+    return runs
 
 
 def _tpu(settings: Settings) -> tpu_report.Tpu:
