@@ -8,7 +8,7 @@ from pathlib import Path
 
 from migrate_xla.verify.compare import DECIDING_RTOL, TOLERANCES, Run, compare
 from migrate_xla.verify.diagnosis import _parameters
-from migrate_xla.verify.harness import compile_causes
+from migrate_xla.verify.harness import compile_causes, crash_site
 
 LOSSES = [2.0, 1.8, 1.6, 1.5, 1.4, 1.3]
 SYNC = "user torch_xla.sync"
@@ -207,3 +207,51 @@ def test_the_debug_file_gives_each_compilation_and_each_execution_its_users_line
     script = Path("/w/train.py")
     assert [(c["cause"], c["line"]) for c in compile_causes(text, script)] == [(READ, 64), (SYNC, 75)]
     assert [c["line"] for c in compile_causes(text, script, "Execution")] == [64, 75, 75]
+
+
+TIMM_TRACEBACK = """Traceback (most recent call last):
+  File "/w/train.py", line 40, in <module>
+    x, y = mixup_fn(x, y)
+  File "{site}/timm/data/mixup.py", line 217, in __call__
+    target = mixup_target(target, self.num_classes, lam, self.label_smoothing)
+  File "{site}/timm/data/mixup.py", line 25, in mixup_target
+    y1 = one_hot(target, num_classes, on_value=on_value, off_value=off_value, device=device)
+  File "{site}/timm/data/mixup.py", line 16, in one_hot
+    return torch.full((x.size()[0], num_classes), off_value, device=device).scatter_(1, x, on_value)
+  File "{site}/torch/cuda/__init__.py", line 372, in _lazy_init
+    torch._C._cuda_init()
+RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver
+"""
+
+
+def test_cuda_hard_coded_in_a_library_is_said_to_be_the_librarys_with_its_version_and_fix(tmp_path):
+    """An older timm's Mixup made its targets on device='cuda': the migrated script is right, the
+    library is not; not "CUDA code left in the migration", which --check would not show."""
+    site = tmp_path / "lib" / "python3.11" / "site-packages"
+    (site / "timm-0.4.12.dist-info").mkdir(parents=True)
+    crash = crash_site(TIMM_TRACEBACK.format(site=site))
+    assert (crash["file"], crash["line"]) == ("/w/train.py", 40)
+    assert crash["library"] == {
+        "name": "timm",
+        "version": "0.4.12",
+        "path": "timm/data/mixup.py",
+        "line": 16,
+        "function": "one_hot",
+    }
+    result = compare(reference(), xla_run(losses=[], error="exit status 1", crash_site=crash))
+    finding = next(f for f in result.diagnosis if f.kind == "crash")
+    assert finding.rule is None and (finding.file, finding.line) == ("/w/train.py", 40)
+    assert "CUDA hard-coded in the library timm 0.4.12 (timm/data/mixup.py:16, in one_hot)" in finding.message
+    assert "until timm 0.5.4" in finding.message and "left in the migration" not in finding.message
+
+
+def test_a_crash_where_a_fix_was_held_back_names_its_rule_and_unsafe_fixes():
+    sparse = {
+        "exception": "NotImplementedError: Could not run 'aten::mm' with arguments from the 'SparseXLA' backend.",
+        "file": "/w/train.py",
+        "line": 77,
+        "function": "forward",
+    }
+    result = compare(reference(), xla_run(losses=[], error="exit status 1", crash_site=sparse))
+    finding = next(f for f in result.diagnosis if f.kind == "crash")
+    assert finding.rule == "XLA902" and "--unsafe-fixes applies it" in finding.message, finding.message

@@ -374,7 +374,9 @@ def table(result: Result) -> str:
         *(
             [
                 f"{result.dropped_instrument['instrument']} dropped: under it the {result.dropped_instrument['run']} "
-                f"run failed ({result.dropped_instrument['error']}), verify's failure, not the script's: both ran "
+                f"run failed ({result.dropped_instrument['error']}"
+                + (f" at {result.dropped_instrument['at']}" if result.dropped_instrument.get("at") else "")
+                + "), verify's failure, not the script's: both ran "
                 "without it"
             ]
             if result.dropped_instrument

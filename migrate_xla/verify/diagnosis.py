@@ -46,8 +46,16 @@ KNOWN_CRASHES = (
     ),
     (
         re.compile(r"_share_fd_: only available on CPU"),
-        "a model in shared memory (Hogwild training): XLA tensors cannot be shared between processes",
+        "a model in shared memory (Hogwild training): XLA tensors cannot be shared between processes; "
+        "XLA612's fix (held back, since it trains data parallel instead; --unsafe-fixes applies it) "
+        "launches the workers with torch_xla.launch",
         "XLA611",
+    ),
+    (
+        re.compile(r"'SparseXLA' backend"),
+        "a sparse tensor on the XLA device, which has no sparse kernels: XLA902's fix (held back, since a dense "
+        "matrix takes n x n memory; --unsafe-fixes applies it) makes it dense (torch.spmm -> torch.mm)",
+        "XLA902",
     ),
     # a TorchTPU migration's run (the tpu device emulated, child/tpu_emulation.py)
     (
@@ -482,10 +490,14 @@ def _crash(run) -> list[Finding]:
     if not site and not run.compile_causes:
         return []
     rule = RECOMPILATION_GUIDE if run.compile_causes and not site.get("file") else None
-    for pattern, meaning, code in KNOWN_CRASHES if run.role == "migrated" else ():
-        if pattern.search(site.get("exception", "")):
-            compiled, rule = f"{compiled}: {meaning}", code
-            break
+    library = site.get("library")
+    if run.role == "migrated" and library and CUDA_LEFT.search(site.get("exception", "")):
+        compiled, rule = f"{compiled}: {_library_cuda(library)}", None
+    else:
+        for pattern, meaning, code in KNOWN_CRASHES if run.role == "migrated" else ():
+            if pattern.search(site.get("exception", "")):
+                compiled, rule = f"{compiled}: {meaning}", code
+                break
     if rule == COMPILE_RULE:  # at the torch.compile line that the fix was held back from
         held = [c for c in getattr(run, "compiled", []) if c.get("backend") in GPU_BACKENDS and c.get("file")]
         if held:
@@ -494,6 +506,29 @@ def _crash(run) -> list[Finding]:
     return [
         Finding("crash", f"the {run.role} run crashed {' '.join(parts)}{compiled}", file=file, line=line, rule=rule)
     ]
+
+
+# Libraries that hard-coded CUDA in a release users still train with, and the release that
+# stopped: (package, file inside site-packages) -> what to do.
+LIBRARY_CUDA_FIXES = {
+    ("timm", "timm/data/mixup.py"): (
+        "timm's Mixup made its targets with device='cuda' until timm 0.5.4, which passes the input's device "
+        "(huggingface/pytorch-image-models pull request #913): upgrade timm"
+    ),
+}
+
+
+def _library_cuda(library: dict) -> str:
+    """A migrated run that failed on CUDA inside an installed library: the library's, named with
+    its file, line and version, and the release that fixed it where one did."""
+    version = f" {library['version']}" if library.get("version") else ""
+    where = f"{library['path']}:{library['line']}"
+    fix = LIBRARY_CUDA_FIXES.get((library["name"], library["path"]))
+    return (
+        f"CUDA hard-coded in the library {library['name']}{version} ({where}, in {library['function']}), which "
+        "xla-migrate does not rewrite: your code migrated, the library still asks for a GPU"
+        + (f"; {fix}" if fix else "; pass it the device where it takes one, or use a release that does not")
+    )
 
 
 def in_user_files(causes: list[dict], originals: dict[Path, Path]) -> list[dict]:

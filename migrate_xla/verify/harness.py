@@ -35,7 +35,7 @@ from migrate_xla.project import MIGRATION_FIELDS, SettingsError, configure
 from migrate_xla.verify import cuda_refusals, interpreter, project_copy, tpu_report
 from migrate_xla.verify.compare import MIN_DECIDING_STEPS, Result, Run, compare
 from migrate_xla.verify.diagnosis import in_user_files
-from migrate_xla.verify.frames import INSTRUMENT_FOLDER
+from migrate_xla.verify.frames import INSTRUMENT_FOLDER, library_of
 from migrate_xla.verify.frames import is_library as _is_library
 from migrate_xla.verify.progress import INTERVAL_S, Progress, latest_progress
 
@@ -382,8 +382,27 @@ def _without_failing_instruments(runs, jobs, args, env, settings: Settings, work
         again,
         bare_float64,
         bare,
-        {"instrument": " and ".join(dropped), "run": failed.role, "error": _exception(failed)},
+        {
+            "instrument": " and ".join(dropped),
+            "run": failed.role,
+            "error": _exception(failed),
+            "at": _failed_at(failed),
+        },
     )
+
+
+def _failed_at(run: Run) -> str | None:
+    """Where a run's exception was raised, in words: the library's frame where one raised it
+    (``safetensors/torch.py:310, in load_file``, told with the library's version), else the
+    user's line."""
+    site = run.crash_site or {}
+    library = site.get("library")
+    if library:
+        version = f" {library['version']}" if library.get("version") else ""
+        return f"{library['path']}:{library['line']}, in {library['function']} ({library['name']}{version})"
+    if site.get("file"):
+        return f"{site['file']}:{site['line']}, in {site.get('function')}"
+    return None
 
 
 def _failure_an_instrument_may_cause(runs: dict[str, Run], float64_auto: bool) -> Run | None:
@@ -906,6 +925,13 @@ def crash_site(text: str) -> dict | None:
     for file, line, function in reversed(frames):
         if not _is_library(file):
             site.update(function=function, file=file, line=int(line))
+            break
+    for file, line, function in reversed(frames):  # raised in a library the user's code called?
+        if not _is_library(file):
+            break
+        library = library_of(file)  # None for torch's own frames and Python's: look further out
+        if library is not None:
+            site["library"] = {**library, "line": int(line), "function": function}
             break
     return site
 
