@@ -37,7 +37,7 @@ from migrate_xla.verify.harness import _instrumentation, tpu_facts
 pytestmark = pytest.mark.slow  # each test runs child processes that import torch
 
 WALK = r'''
-import builtins, importlib, inspect, io, json, keyword, os, re, sys, types
+import importlib, inspect, json, keyword, os, re, sys, types
 
 import torch
 
@@ -157,8 +157,9 @@ def documented(function, owner):
             current += char
     parts.append(current.strip())
     P = inspect.Parameter
-    parameters = [P("self", P.POSITIONAL_ONLY)] if inspect.ismethoddescriptor(function) and isinstance(owner, type) else []
-    kind = P.POSITIONAL_OR_KEYWORD
+    method = inspect.ismethoddescriptor(function) and isinstance(owner, type)
+    parameters = [P("self", P.POSITIONAL_ONLY)] if method else []  # a method's documentation leaves it out
+    kind, unspellable = P.POSITIONAL_OR_KEYWORD, False
     for part in filter(None, parts):
         if part == "*":
             kind = P.KEYWORD_ONLY
@@ -166,8 +167,9 @@ def documented(function, owner):
         star = len(part) - len(part.lstrip("*"))
         word = re.match(r"\w+", part.lstrip("*"))
         if not word or keyword.iskeyword(word.group()):
-            if kind is P.POSITIONAL_OR_KEYWORD:
-                break  # a name Python cannot spell (``from=0``): the positional ones stop here
+            unspellable = True  # a name Python cannot spell (``from=0``): the positional ones stop here
+            continue
+        if unspellable and kind is P.POSITIONAL_OR_KEYWORD:
             continue
         if star:
             parameters.append(P(word.group(), P.VAR_POSITIONAL if star == 1 else P.VAR_KEYWORD))
