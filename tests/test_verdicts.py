@@ -9,6 +9,7 @@ from pathlib import Path
 from migrate_xla.verify.compare import DECIDING_RTOL, TOLERANCES, Run, compare
 from migrate_xla.verify.diagnosis import _parameters
 from migrate_xla.verify.harness import compile_causes, crash_site
+from migrate_xla.verify.progress import RECOMPILING, RecompilingWatch
 
 LOSSES = [2.0, 1.8, 1.6, 1.5, 1.4, 1.3]
 SYNC = "user torch_xla.sync"
@@ -255,3 +256,35 @@ def test_a_crash_where_a_fix_was_held_back_names_its_rule_and_unsafe_fixes():
     result = compare(reference(), xla_run(losses=[], error="exit status 1", crash_site=sparse))
     finding = next(f for f in result.diagnosis if f.kind == "crash")
     assert finding.rule == "XLA902" and "--unsafe-fixes applies it" in finding.message, finding.message
+
+
+def test_a_run_that_compiles_anew_at_every_step_stops_where_it_would_pass_the_timeout():
+    watch = RecompilingWatch(max_steps=10, timeout=600)
+    assert watch.why_stop({"steps": 1, "compilations": 60}, 150) is None
+    assert watch.why_stop({"steps": 2, "compilations": 120}, 300) is None
+    why = watch.why_stop({"steps": 3, "compilations": 180}, 450)
+    assert why.startswith(RECOMPILING) and "10 steps would take about 1500 s, past --timeout 600 s" in why
+
+
+def test_a_run_that_settles_or_finishes_in_time_is_never_stopped():
+    settling = RecompilingWatch(max_steps=10, timeout=600)
+    for steps, compilations in [(1, 4), (2, 6), (3, 6), (4, 6)]:
+        assert settling.why_stop({"steps": steps, "compilations": compilations}, 200 * steps) is None
+    quick = RecompilingWatch(max_steps=10, timeout=600)
+    for steps in range(1, 6):  # a new graph every step, but 10 steps take 50 s
+        assert quick.why_stop({"steps": steps, "compilations": steps}, 5 * steps) is None
+
+
+def test_the_recompiling_finding_names_the_librarys_line_and_the_users_call():
+    rpn = {"name": "torchvision", "version": "0.24.0", "path": "torchvision/models/detection/rpn.py", "line": 378}
+    causes = [
+        {"cause": SYNC, "file": "/w/train.py", "line": 88, "library": {**rpn, "function": "filter_proposals"}}
+        for _ in range(6)
+    ]
+    error = f"{RECOMPILING}: 180 graphs by step 3, 150 s a step, so 10 steps would take about 1500 s"
+    stopped = xla_run(losses=LOSSES[:3], error=error, compile_causes=causes)
+    result = compare(reference(), stopped)
+    assert result.verdict == "error"
+    finding = next(f for f in result.diagnosis if f.kind == "recompiling")
+    assert "at torchvision/models/detection/rpn.py:378 (torchvision 0.24.0; 3 of the later graphs)" in finding.message
+    assert "called from /w/train.py:88" in finding.message and (finding.file, finding.line) == ("/w/train.py", 88)

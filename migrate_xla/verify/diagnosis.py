@@ -15,6 +15,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from migrate_xla.verify.progress import RECOMPILING
+
 # The rules that deal with each cause (see `xla-migrate explain CODE`).
 PARAMETER_IDENTITY_RULE = "XLA109"
 SYNC_RULE = "XLA201"
@@ -465,11 +467,43 @@ def _compiled(ref, mig) -> list[Finding]:
     return findings
 
 
+def _recompiling(run) -> list[Finding]:
+    """A migrated run stopped for compiling new graphs at every step (progress.RecompilingWatch):
+    where the shapes change, the library's line and the user's call into it."""
+    late = run.compile_causes[len(run.compile_causes) // 2 :]
+    file, line, _ = _user_line(late)
+    libraries = Counter(
+        (c["library"]["name"], c["library"]["version"], c["library"]["path"], c["library"]["line"])
+        for c in late
+        if c.get("library")
+    )
+    where = []
+    if libraries:
+        (name, version, path, at), count = libraries.most_common(1)[0]
+        where.append(f"{path}:{at} ({name} {version or ''}".rstrip() + f"; {count} of the later graphs)")
+    if file:
+        where.append(f"called from {file}:{line}" if where else f"{file}:{line}")
+    return [
+        Finding(
+            "recompiling",
+            f"the migrated run {run.error.removeprefix('stopped: ')}: the shapes change with the data"
+            + (f", at {', '.join(where)}" if where else "")
+            + ". On a TPU each new shape is a new compilation too: give the model fixed shapes (pad inputs and "
+            "targets to fixed sizes; for a detection model, a fixed number of proposals and detections)",
+            file=file,
+            line=line,
+            rule=RECOMPILATION_GUIDE,
+        )
+    ]
+
+
 def _crash(run) -> list[Finding]:
     """A run that failed with a traceback: the exception and the user's line it left; for the
     migrated run, also what XLA compiled until then."""
     if not run.error:
         return []
+    if run.error.startswith(RECOMPILING):
+        return _recompiling(run)
     site = run.crash_site or {}
     parts = []
     if site.get("file"):

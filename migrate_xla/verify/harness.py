@@ -37,7 +37,7 @@ from migrate_xla.verify.compare import MIN_DECIDING_STEPS, Result, Run, compare
 from migrate_xla.verify.diagnosis import in_user_files
 from migrate_xla.verify.frames import INSTRUMENT_FOLDER, library_of
 from migrate_xla.verify.frames import is_library as _is_library
-from migrate_xla.verify.progress import INTERVAL_S, Progress, latest_progress
+from migrate_xla.verify.progress import INTERVAL_S, RECOMPILING, Progress, RecompilingWatch, latest_progress
 
 HERE = Path(__file__).resolve().parent
 TRACE_FORMAT = "xla-migrate-reference/1"
@@ -414,7 +414,7 @@ def _failure_an_instrument_may_cause(runs: dict[str, Run], float64_auto: bool) -
         run = runs.get(role)
         if run is None or run.error is None or (role == "migrated" and not float64_auto):
             continue
-        if run.error.startswith((TIMED_OUT, STOPPED, NO_BACKWARD, "ModuleNotFoundError")):
+        if run.error.startswith((TIMED_OUT, STOPPED, RECOMPILING, NO_BACKWARD, "ModuleNotFoundError")):
             continue
         if run.returncode == 2 and re.search(r"^usage: ", run.stderr_tail, re.M):
             continue
@@ -720,14 +720,19 @@ def _run_child(
             stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
+        watch = RecompilingWatch(settings.steps, settings.timeout) if role == "migrated" else None
         while run.returncode is None:
             try:
                 run.returncode = process.wait(timeout=INTERVAL_S)
             except subprocess.TimeoutExpired:
+                elapsed = time.monotonic() - started
+                recompiling = watch and watch.why_stop(latest_progress(records), elapsed)
                 if stop.is_set():
                     run.error = STOPPED
-                elif time.monotonic() - started > settings.timeout:
+                elif elapsed > settings.timeout:
                     run.error = f"{TIMED_OUT} {settings.timeout:g} s (--timeout)"
+                elif recompiling:
+                    run.error = recompiling
                 else:
                     continue
                 _stop_group(process)
@@ -881,12 +886,15 @@ def compile_causes(text: str, script: Path, kind: str = "Compilation") -> list[d
         body = block.group(1)
         lines = [line.removeprefix(f"{kind} Analysis:").strip() for line in body.splitlines()]
         cause = lines[0] if lines else ""
-        where = None
-        for name, file, line in frames.findall(body):
+        where = {}
+        for name, file, line in frames.findall(body):  # innermost first
             if not _is_library(file):
-                where = {"function": name, "file": file, "line": int(line)}
+                where.update(function=name, file=file, line=int(line))
                 break
-        causes.append({"cause": cause, **(where or {})})
+            library = library_of(file)
+            if library is not None and "library" not in where:  # the library's line the user's code called
+                where["library"] = {**library, "line": int(line), "function": name}
+        causes.append({"cause": cause, **where})
     return causes
 
 

@@ -66,3 +66,40 @@ class Progress:
         except (AttributeError, OSError, ValueError):
             columns = 0
         return columns or 80  # 0: a terminal that never said its size
+
+
+class RecompilingWatch:
+    """Whether a migrated run compiles new graphs at every step and so will not finish in time:
+    torch_xla compiles a graph for each new shape, and a model whose shapes change with the data
+    (a detection model's proposals: torchvision's Faster R-CNN compiled about 60 graphs a step,
+    150 s a step on CPU PJRT) would never settle. Such a run is a finding, not a wait."""
+
+    STEPS = 3  # the steps, the first included, that must each have compiled anew
+
+    def __init__(self, max_steps: int, timeout: float) -> None:
+        self.max_steps = max_steps
+        self.timeout = timeout
+        self.seen: list[tuple[int, int]] = []  # (steps, compilations) as the steps advanced
+
+    def why_stop(self, progress: dict | None, elapsed: float) -> str | None:
+        """Words for the run's error where it should stop now (None: let it go on)."""
+        if not progress or progress.get("compilations") is None:
+            return None
+        steps, compilations = progress.get("steps", 0), progress["compilations"]
+        if not self.seen or steps > self.seen[-1][0]:
+            self.seen.append((steps, compilations))
+        last = self.seen[-self.STEPS :]
+        if steps < self.STEPS or len(last) < self.STEPS or steps >= self.max_steps:
+            return None
+        if any(later[1] <= earlier[1] for earlier, later in zip(last, last[1:])):
+            return None
+        projected = elapsed / steps * self.max_steps
+        if projected <= self.timeout:
+            return None
+        return (
+            f"{RECOMPILING}: {compilations} graphs by step {steps}, {elapsed / steps:.0f} s a step, so "
+            f"{self.max_steps} steps would take about {projected:.0f} s, past --timeout {self.timeout:g} s"
+        )
+
+
+RECOMPILING = "stopped: compiled new graphs at every step"
