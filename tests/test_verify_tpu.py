@@ -91,13 +91,14 @@ def test_torch_tpu_calls_run_under_emulation(precision):
     current_stream / get_device_name, .tpu() on a module and a tensor, Tensor.is_tpu,
     device="tpu", "tpu:0", autocast("tpu") and init_process_group(backend="tpu") with DDP."""
     result = verify(FEATURES, [], Settings(steps=6, precision=precision, **TPU), migrated=FEATURES_TPU)
-    assert result.verdict == "match", result.message + result.migrated.stderr_tail + result.reference.stderr_tail
-    assert result.steps_compared == 6
+    failed = result.message + result.migrated.stderr_tail + result.reference.stderr_tail
+    assert result.steps_compared == 6 and result.first_mismatch is None, failed
     if precision == "float64":  # autocast leaves float64 alone, on both sides
-        assert result.max_rel_diff < 1e-12
-    else:  # float16 autocast on the GPU, bfloat16 (TorchTPU's) in the migration
+        assert result.verdict == "match" and result.max_rel_diff < 1e-12, failed
+    else:  # float16 autocast on the GPU, bfloat16 (TorchTPU's) in the migration: they agree within
+        # 5e-2, which decides nothing (docs/verify.md, which steps decide a verdict)
         assert (result.reference.precision, result.migrated.precision) == ("float16", "bfloat16")
-        assert 0 < result.max_rel_diff < 5e-2
+        assert result.verdict == "inconclusive" and 0 < result.max_rel_diff < 5e-2, failed
 
 
 COMPILED_GPT = ROOT / "fixtures" / "examples" / "compiled_gpt.py"
