@@ -4,12 +4,25 @@ keep their ``Parameter`` objects (``torch.__future__.set_swap_module_params_on_c
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import libcst as cst
 
 from codemods.shared.device_values import is_cuda_value, is_other_device, names_device, target_name
 from codemods.shared.statements import is_docstring, is_import_line
-from migrate_xla.rule import SAFE, TORCH, FileContext, Rule, call_arg, code_of, parse_expr, snippet, string_value, words
+from migrate_xla.rule import (
+    SAFE,
+    TORCH,
+    FileContext,
+    Rule,
+    call_arg,
+    code_of,
+    parse_expr,
+    snippet,
+    string_value,
+    subtree,
+    words,
+)
 
 SWAP_SWITCH = "torch.__future__.set_swap_module_params_on_conversion"
 
@@ -21,6 +34,84 @@ MODULE_NAME = re.compile(
     re.IGNORECASE,
 )
 DEVICE_WORD = re.compile(r"(^|_)(dev|rank|gpu|gpu_id)$", re.IGNORECASE)
+MOVES = frozenset({"to", "cuda"})
+MOVE_LINE = re.compile(r"^([ \t]*)(?:\w+[ \t]*=[ \t]*)?(\w+)\.(?:to|cuda)\(", re.M)  # model.to(, m = m.cuda(
+
+
+@dataclass
+class KeptForward:
+    """A module moved after a forward pass whose output the code keeps (``outputs = model(**batch)``
+    before ``model.to(device)``: the Hugging Face course's loop): the output's graph holds the
+    parameters, so swapping them raises ("_apply(): Couldn't swap LayerNorm.weight")."""
+
+    name: str  # the module's variable
+    forward: cst.SimpleStatementLine  # the statement that ran the module and keeps the output
+    takes: cst.SimpleStatementLine | None = None  # the first statement after it that takes the parameters
+    movable: bool = True  # the move can go before `takes`: nothing between runs or moves the module
+
+
+def kept_forwards(module: cst.Module) -> dict[int, KeptForward]:
+    """The moves of ``module`` (by the id of their call) made after a kept forward pass of the
+    moved module in the same block: a statement ``name.to(...)`` / ``name.cuda(...)`` (its
+    result dropped or assigned) after an assignment whose value calls ``name(...)``."""
+    found: dict[int, KeptForward] = {}
+    for block in subtree(module):
+        if not isinstance(block, (cst.Module, cst.IndentedBlock)):
+            continue
+        body = list(block.body)
+        for at, statement in enumerate(body):
+            call = _move_of(statement)
+            if call is None:
+                continue
+            name = call.func.value.value
+            forwards = [i for i in range(at) if _keeps_forward(body[i], name)]
+            if not forwards:
+                continue
+            kept = KeptForward(name, body[forwards[-1]])
+            found[id(call)] = kept
+            between = body[forwards[-1] + 1 : at]
+            if any(_move_of(s) is not None and _move_of(s).func.value.value == name for s in between):
+                continue  # moved already (the move this rule adds before an optimizer): nothing to do here
+            taking = [s for s in between if re.search(rf"\b{name}\.(named_)?parameters\(", code_of(s))]
+            if taking:
+                kept.takes = taking[0]
+                after = between[between.index(taking[0]) :]
+                kept.movable = isinstance(kept.takes, cst.SimpleStatementLine) and not any(
+                    _calls(s, name) or re.search(r"\.(to|cuda)\(", code_of(s)) for s in after
+                )
+    return found
+
+
+def _move_of(statement: cst.CSTNode) -> cst.Call | None:
+    """The call of ``name.to(...)`` / ``name.cuda(...)`` that ``statement`` is, or assigns."""
+    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
+        return None
+    small = statement.body[0]
+    value = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
+    if not (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in MOVES
+        and isinstance(value.func.value, cst.Name)
+    ):
+        return None
+    return value
+
+
+def _calls(node: cst.CSTNode, name: str) -> bool:
+    return any(isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == name for n in subtree(node))
+
+
+def _keeps_forward(statement: cst.CSTNode, name: str) -> bool:
+    """``outputs = model(**batch)``, ``loss = model(x).loss``: the module's output kept."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    return any(
+        isinstance(s, (cst.Assign, cst.AnnAssign)) and s.value is not None and _calls(s.value, name)
+        for s in statement.body
+    )
+
+
 DDP_CLASSES = frozenset(
     {
         "torch.nn.parallel.DistributedDataParallel",
@@ -61,6 +152,20 @@ class SwapModuleParams(Rule):
     error-level finding (load before wrapping). A file that turns the switch off is one
     too. See torch.__future__ and torch.utils.swap_tensors in the PyTorch reference.
 
+    A module run before its move, its output kept (the Hugging Face course's loop: ``outputs
+    = model(**batch)`` on a ``from_pretrained`` BERT, the optimizer and scheduler built, then
+    ``model.to(device)``), is such a case: the output's autograd graph holds the parameters
+    (the LayerNorm backward saves its weight besides the gradient's accumulator, so its
+    tensor has three users where ``swap_tensors`` allows two), and the move raised
+    "_apply(): Couldn't swap LayerNorm.weight". There the file gets no switch, and where
+    something takes the parameters between that forward pass and the move (``optimizer =
+    AdamW(model.parameters())``), the module moves to the device just before it
+    (``model.to(torch_xla.device())``; the later move keeps the parameters, already on the
+    device), provided nothing between runs or moves the module; otherwise the move is
+    flagged. Measured on CPU PJRT with a tiny ``BertForSequenceClassification`` loaded with
+    ``from_pretrained``: the swap raises as in the course; moved before the optimizer, it
+    trains to the CPU losses.
+
     Under ``--runtime torch-tpu`` as well: TorchTPU's device is PyTorch's privateuse1
     backend, and ``Module._apply`` keeps a ``Parameter`` (``param.data = ...``) only where
     ``torch._has_compatible_shallow_copy_type(param, moved)`` holds, which c10 grants a CPU
@@ -87,6 +192,18 @@ class SwapModuleParams(Rule):
         "model.cuda()\n"  # XLA103 makes it model.to(torch_xla.device())
     )
 
+    @classmethod
+    def whole_module(cls, text: str, settings) -> bool:
+        """A module moved after a kept forward pass (``kept_forwards``) is found in its block, which
+        a slice may cut: the file is not sliced where a line moves a name that an earlier line of the
+        same indentation runs and keeps (``outputs = model(**batch)`` ... ``model.to(device)``)."""
+        for move in MOVE_LINE.finditer(text):
+            indent, name = move.group(1), move.group(2)
+            kept = re.compile(rf"^{indent}[\w.,() \t]+=[^=\n][^\n]*\b{name}\(", re.M)
+            if kept.search(text, 0, move.start()):
+                return True
+        return False
+
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.first_move: cst.Call | None = None
@@ -94,6 +211,13 @@ class SwapModuleParams(Rule):
         self.cuda_move = False  # a move to CUDA (.cuda(), .to("cuda")) is among them
         self.switch: bool | None = None  # the file's own setting, when it has one
         self.wrapped = False  # a DistributedDataParallel wrap came before, in code order
+        self.kept: dict[int, KeptForward] = {}  # moves after a kept forward pass, by call
+        self.early: dict[int, KeptForward] = {}  # statements the module moves before, by id
+        self.first_kept: KeptForward | None = None  # the first move's, when it has one: no switch
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.kept = kept_forwards(node) if re.search(r"\.(to|cuda)\(", self.ctx.source) else {}
+        self.early = {id(k.takes): k for k in self.kept.values() if k.takes is not None and k.movable}
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.qualname(node.func)
@@ -120,12 +244,60 @@ class SwapModuleParams(Rule):
         elif self._moves_module(node):
             if func.attr.value == "cuda" or any(is_cuda_value(a.value) for a in node.args):
                 self.cuda_move = True
+            kept = self.kept.get(id(node))
             if self.first_move is not None:
+                if kept is not None and self.first_kept is None and self.switch is not False:
+                    self._flag_kept_forward(node, kept)  # swapped, since an earlier move set the switch
                 return
             self.first_move = node
             self.first_move_top = self.ctx.statements[0]
             if self.switch is False:
                 self._flag_switched_off(node)
+            elif kept is not None and self.switch is None:
+                if kept.takes is not None and not kept.movable:
+                    self._flag_kept_forward(node, kept)
+                else:
+                    self.first_kept = kept
+                    if kept.takes is None:
+                        self.note(
+                            node,
+                            f"`{snippet(node)}`: no parameter swapping in this file: `{snippet(kept.forward)}` ran the "
+                            "module before the move and keeps its graph, which holds the parameters: swapping them "
+                            "would raise",
+                        )
+
+    def _flag_kept_forward(self, node: cst.CSTNode, kept: KeptForward) -> None:
+        self.flag(
+            node,
+            f"`{snippet(node)}` after `{snippet(kept.forward)}` ran the module and kept its output: its graph holds "
+            'the parameters, so swapping them on conversion raises ("_apply(): Couldn\'t swap"); move the module '
+            "before running it or before anything takes its parameters, or `del` the output before the move",
+        )
+
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
+        kept = self.early.get(id(original))
+        if kept is None or self.first_move is not None or self.switch is not None:
+            return updated  # a move came first: the switch is added for it, and the later one is flagged
+        code = f"{kept.name}.to({self.ctx.api.device})"
+        # at the end of the statements before (the forward pass's paragraph, or notebook cell): the
+        # comments above the statement stay its own
+        early = cst.SimpleStatementLine([cst.Expr(parse_expr(code))])
+        lines = cst.FlattenSentinel([early, updated])
+        if (
+            self.replace(
+                original,
+                updated,
+                lines,
+                f"`{code}` added before `{snippet(original.body[0])}`: `{snippet(kept.forward)}` ran the module and keeps its "
+                'output, whose graph holds the parameters, so they cannot be swapped on conversion ("_apply(): '
+                "Couldn't swap\"); moved before anything takes them, the optimizer holds the device's parameters, "
+                "and the later move keeps them",
+                imports=self.ctx.api.imports,
+            )
+            is not lines
+        ):
+            return updated
+        return cst.FlattenSentinel([early, self.ctx.attach_todos(original, updated)])
 
     def _flag_switched_off(self, node: cst.CSTNode) -> None:
         self.flag(
@@ -179,7 +351,7 @@ class SwapModuleParams(Rule):
         return names_device(name) or bool(DEVICE_WORD.search(name))
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
-        if self.first_move is None or self.switch is not None:
+        if self.first_move is None or self.switch is not None or self.first_kept is not None:
             return updated
         if not self.cuda_move and not any(p.fixed for p in self.ctx.pending):
             return updated  # nothing else migrated: code already written for XLA is its author's
