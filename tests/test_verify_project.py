@@ -214,6 +214,19 @@ def test_the_migrated_run_starts_in_the_copys_folder_of_the_working_directory(tm
     )
 
 
+def test_writes_through_a_link_land_in_the_users_tree_and_new_folders_stay_in_the_copy(tmp_path):
+    """What the original writes into an existing folder (a checkpoint into logs/), the migrated
+    run writes there too, through the link: written through, as the copy always did; a folder
+    it creates (Hydra's outputs/ at the root) is the copy's own."""
+    root = tmp_path / "template"
+    script = hydra_template(root)
+    write(script, FIND_ROOT + "(ROOT / 'logs' / 'ckpt.txt').write_text('step 1')\n(ROOT / 'outputs').mkdir()\n")
+    copy = migrated(script, tmp_path / "out", cwd=root)
+    run_copy(copy)
+    assert (root / "logs" / "ckpt.txt").read_text() == "step 1"
+    assert (copy.root / "outputs").is_dir() and not (root / "outputs").exists()
+
+
 def test_a_working_directory_outside_the_project_stays_the_callers(tmp_path):
     script = hydra_template(tmp_path / "template")
     (tmp_path / "elsewhere").mkdir()

@@ -93,17 +93,18 @@ def migrate_project(
         run = Project.configured([walked], **migration)
     except SettingsError as exc:
         raise CopyError(str(exc)) from None
-    taken = {f.path.resolve() for f in run.files}
+    # the paths found are resolved: the folder walked is, and the walk follows no link
+    taken = {f.path for f in run.files}
     if script not in taken:  # the script is always migrated, whatever the configuration excludes
         run.files.append(next(iter(find_sources([script]))))
         taken.add(script)
-    as_is = [f.path.resolve() for f in find_sources([walked]) if f.path.resolve() not in taken]
+    as_is = {f.path: None for f in find_sources([walked]) if f.path not in taken}  # in order
     excludes = run.settings.walk_excludes()
     for path in imported_files(script, [script.parent, root], root):
         if path in taken or path in as_is:
             continue
         if any(patterns.covers(path) for patterns in excludes):
-            as_is.append(path)
+            as_is[path] = None
         else:
             run.files.append(next(iter(find_sources([path]))))
             taken.add(path)
@@ -117,7 +118,7 @@ def migrate_project(
     for result in run.migrate(jobs=1 if len(run.files) <= POOLED else None):
         if result.found is None:  # a folder that could not be listed: its files are not run either
             continue
-        path = result.found.path.resolve()
+        path = result.found.path
         target = out / path.relative_to(root)
         if result.error is not None:
             if path == script:
