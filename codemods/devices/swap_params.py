@@ -35,6 +35,10 @@ MODULE_NAME = re.compile(
 )
 DEVICE_WORD = re.compile(r"(^|_)(dev|rank|gpu|gpu_id)$", re.IGNORECASE)
 MOVES = frozenset({"to", "cuda"})
+# Models whose weights are tied (an LM head sharing the input embedding): moved without the
+# switch they come apart, so a kept forward pass before their move is flagged, not worked around
+TIED_MODEL = re.compile(r"LM\b|LMHead|ConditionalGeneration|ForPreTraining")
+TIE_ASSIGNMENT = re.compile(r"\.weight\s*=\s*[\w.\[\]]+\.weight\b")
 MOVE_LINE = re.compile(r"^([ \t]*)(?:\w+[ \t]*=[ \t]*)?(\w+)\.(?:to|cuda)\(", re.M)  # model.to(, m = m.cuda(
 
 
@@ -48,9 +52,10 @@ class KeptForward:
     forward: cst.SimpleStatementLine  # the statement that ran the module and keeps the output
     takes: cst.SimpleStatementLine | None = None  # the first statement after it that takes the parameters
     movable: bool = True  # the move can go before `takes`: nothing between runs or moves the module
+    tied: bool = False  # its weights may be tied (TIED_MODEL, TIE_ASSIGNMENT): the switch keeps them
 
 
-def kept_forwards(module: cst.Module) -> dict[int, KeptForward]:
+def kept_forwards(module: cst.Module, source: str) -> dict[int, KeptForward]:
     """The moves of ``module`` (by the id of their call) made after a kept forward pass of the
     moved module in the same block: a statement ``name.to(...)`` / ``name.cuda(...)`` (its
     result dropped or assigned) after an assignment whose value calls ``name(...)``."""
@@ -67,9 +72,14 @@ def kept_forwards(module: cst.Module) -> dict[int, KeptForward]:
             forwards = [i for i in range(at) if _keeps_forward(body[i], name)]
             if not forwards:
                 continue
-            kept = KeptForward(name, body[forwards[-1]])
-            found[id(call)] = kept
             between = body[forwards[-1] + 1 : at]
+            targets = {t for s in body[forwards[-1] : forwards[-1] + 1] for t in _targets(s)}
+            if any(isinstance(d, cst.Del) and _targets_of(d.target) & targets for s in between for d in subtree(s)):
+                continue  # `del outputs` before the move: the graph is gone, the switch works
+            built = [s for s in body[: forwards[-1]] if name in _targets(s)]
+            tied = bool(TIE_ASSIGNMENT.search(source)) or bool(built and TIED_MODEL.search(code_of(built[-1])))
+            kept = KeptForward(name, body[forwards[-1]], tied=tied)
+            found[id(call)] = kept
             if any(_move_of(s) is not None and _move_of(s).func.value.value == name for s in between):
                 continue  # moved already (the move this rule adds before an optimizer): nothing to do here
             taking = [s for s in between if re.search(rf"\b{name}\.(named_)?parameters\(", code_of(s))]
@@ -96,6 +106,24 @@ def _move_of(statement: cst.CSTNode) -> cst.Call | None:
     ):
         return None
     return value
+
+
+def _targets(statement: cst.CSTNode) -> set[str]:
+    """The names a statement line assigns (``outputs = ...``, ``a, b = ...``)."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return set()
+    found = set()
+    for small in statement.body:
+        if isinstance(small, cst.Assign):
+            for target in small.targets:
+                found |= _targets_of(target.target)
+        elif isinstance(small, cst.AnnAssign):
+            found |= _targets_of(small.target)
+    return found
+
+
+def _targets_of(node: cst.CSTNode) -> set[str]:
+    return {n.value for n in subtree(node) if isinstance(n, cst.Name)}
 
 
 def _calls(node: cst.CSTNode, name: str) -> bool:
@@ -162,7 +190,10 @@ class SwapModuleParams(Rule):
     AdamW(model.parameters())``), the module moves to the device just before it
     (``model.to(torch_xla.device())``; the later move keeps the parameters, already on the
     device), provided nothing between runs or moves the module; otherwise the move is
-    flagged. Measured on CPU PJRT with a tiny ``BertForSequenceClassification`` loaded with
+    flagged, and so is a model whose weights may be tied (an LM head: ``...ForMaskedLM``,
+    ``...LMHeadModel``, ``...ForConditionalGeneration``; a file that ties ``.weight`` by
+    assignment), which only the switch keeps together. A ``del`` of the output before the
+    move frees the graph: the switch then works. Measured on CPU PJRT with a tiny ``BertForSequenceClassification`` loaded with
     ``from_pretrained``: the swap raises as in the course; moved before the optimizer, it
     trains to the CPU losses.
 
@@ -216,7 +247,7 @@ class SwapModuleParams(Rule):
         self.first_kept: KeptForward | None = None  # the first move's, when it has one: no switch
 
     def visit_Module(self, node: cst.Module) -> None:
-        self.kept = kept_forwards(node) if re.search(r"\.(to|cuda)\(", self.ctx.source) else {}
+        self.kept = kept_forwards(node, self.ctx.source) if re.search(r"\.(to|cuda)\(", self.ctx.source) else {}
         self.early = {id(k.takes): k for k in self.kept.values() if k.takes is not None and k.movable}
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -254,7 +285,7 @@ class SwapModuleParams(Rule):
             if self.switch is False:
                 self._flag_switched_off(node)
             elif kept is not None and self.switch is None:
-                if kept.takes is not None and not kept.movable:
+                if kept.tied or (kept.takes is not None and not kept.movable):
                     self._flag_kept_forward(node, kept)
                 else:
                     self.first_kept = kept
@@ -270,13 +301,18 @@ class SwapModuleParams(Rule):
         self.flag(
             node,
             f"`{snippet(node)}` after `{snippet(kept.forward)}` ran the module and kept its output: its graph holds "
-            'the parameters, so swapping them on conversion raises ("_apply(): Couldn\'t swap"); move the module '
-            "before running it or before anything takes its parameters, or `del` the output before the move",
+            'the parameters, so swapping them on conversion raises ("_apply(): Couldn\'t swap")'
+            + (
+                ", and without swapping its tied weights would come apart; move the module before running it"
+                if kept.tied
+                else "; move the module before running it or before anything takes its parameters"
+            )
+            + ", or `del` the output before the move",
         )
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
         kept = self.early.get(id(original))
-        if kept is None or self.first_move is not None or self.switch is not None:
+        if kept is None or kept.tied or self.first_move is not None or self.switch is not None:
             return updated  # a move came first: the switch is added for it, and the later one is flagged
         code = f"{kept.name}.to({self.ctx.api.device})"
         # at the end of the statements before (the forward pass's paragraph, or notebook cell): the
