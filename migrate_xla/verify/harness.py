@@ -2,10 +2,11 @@
 
 The parent never imports torch: the children do, instrumented by the ``child`` package through
 the ``sitecustomize`` on the PYTHONPATH it injects. Both children run with the user's
-training interpreter (interpreter.py), start in the caller's working directory with the
-same arguments and environment; the migrated one runs a migrated copy of the script's
-project (migrated as ``[tool.xla-migrate]`` says, as the CLI would) in a temporary
-folder, so sibling imports resolve to migrated modules. The user's files are never written.
+training interpreter (interpreter.py) with the same arguments and environment: the original
+in the caller's working directory, the migration in the same folder of a migrated copy of the
+script's project (project_copy.py: migrated as ``[tool.xla-migrate]`` says, as the CLI would,
+the rest linked), so imports and relative paths resolve alike. The user's files are never
+written by verify itself.
 
 The migrated run of a PyTorch/XLA migration runs on PJRT (CPU unless PJRT_DEVICE says); that
 of a TorchTPU migration (runtime torch-tpu) runs eagerly on the CPU with the "tpu" device
@@ -161,7 +162,7 @@ def verify(
         settings = dataclasses.replace(settings, precision="float64" if float64 else "native")
     env = _shared_environment(script, settings)
     if trace is None:
-        _refuse_unemulated_cuda(script, (project or script.parent).resolve(), env)
+        _refuse_unemulated_cuda(script, (project or project_copy.project_root(script)).resolve(), env)
     python = _interpreter(settings, env, xla=settings.runtime != TORCH_TPU)
     with tempfile.TemporaryDirectory(prefix="xla-migrate-verify-") as tmp:
         work = Path(tmp)
@@ -474,7 +475,7 @@ def record_reference(script: Path, args: list[str], settings: Settings, trace: P
         raise VerifyError(f"no such script: {script}")
     float64 = settings.precision == "float64"
     env = _shared_environment(script, settings)
-    _refuse_unemulated_cuda(script, script.parent, env)
+    _refuse_unemulated_cuda(script, project_copy.project_root(script), env)
     python = _interpreter(settings, env, xla=False)
     with tempfile.TemporaryDirectory(prefix="xla-migrate-verify-") as tmp:
         runs = _run_all([("reference", script, [])], list(args), env, settings, Path(tmp), float64, python)
