@@ -112,7 +112,9 @@ def test_unsafe_fixes_are_only_hints_by_default():
     # a .half() conversion held back is marked (the script computes in float16); the dtype is a hint
     mark = "# TODO(xla-migrate): XLA405 `torch.nn.Linear(2, 2).half()` -> `torch.nn.Linear(2, 2).to(torch.bfloat16)`"
     migrated = migrate(code)
-    assert migrated.startswith(f"import torch\n{mark}") and migrated.replace(migrated.splitlines()[1] + "\n", "") == code
+    assert (
+        migrated.startswith(f"import torch\n{mark}") and migrated.replace(migrated.splitlines()[1] + "\n", "") == code
+    )
     assert migrate(code, unsafe_fixes=True).count("torch.bfloat16") == 2
 
 
