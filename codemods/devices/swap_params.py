@@ -292,7 +292,7 @@ class SwapModuleParams(Rule):
                     if kept.takes is None:
                         self.note(
                             node,
-                            f"`{snippet(node)}`: no parameter swapping in this file: `{snippet(kept.forward)}` ran the "
+                            f"`{snippet(node)}`: no parameter swapping in this file: `{snippet(kept.forward.body[0])}` ran the "
                             "module before the move and keeps its graph, which holds the parameters: swapping them "
                             "would raise",
                         )
@@ -300,7 +300,7 @@ class SwapModuleParams(Rule):
     def _flag_kept_forward(self, node: cst.CSTNode, kept: KeptForward) -> None:
         self.flag(
             node,
-            f"`{snippet(node)}` after `{snippet(kept.forward)}` ran the module and kept its output: its graph holds "
+            f"`{snippet(node)}` after `{snippet(kept.forward.body[0])}` ran the module and kept its output: its graph holds "
             'the parameters, so swapping them on conversion raises ("_apply(): Couldn\'t swap")'
             + (
                 ", and without swapping its tied weights would come apart; move the module before running it"
@@ -324,7 +324,7 @@ class SwapModuleParams(Rule):
                 original,
                 updated,
                 lines,
-                f"`{code}` added before `{snippet(original.body[0])}`: `{snippet(kept.forward)}` ran the module and keeps its "
+                f"`{code}` added before `{snippet(original.body[0])}`: `{snippet(kept.forward.body[0])}` ran the module and keeps its "
                 'output, whose graph holds the parameters, so they cannot be swapped on conversion ("_apply(): '
                 "Couldn't swap\"); moved before anything takes them, the optimizer holds the device's parameters, "
                 "and the later move keeps them",
