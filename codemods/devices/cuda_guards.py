@@ -39,6 +39,10 @@ EXITS = (cst.Return,)  # not raise / sys.exit: those say the script needs a devi
 class CudaGuards:
     checks: dict[int, str] = field(default_factory=dict)  # availability call -> the CUDA-only API it guards
     guarded: set[int] = field(default_factory=set)  # CUDA-only calls behind a check kept for CUDA
+    # attributes (`self.cuda_config`) given a value only behind such a check (None elsewhere): a
+    # CUDA check of a method that reads one picks what XLA never gets (XLA104 keeps it)
+    state: set[str] = field(default_factory=set)
+    assigns: set[int] = field(default_factory=set)  # the assignments behind a kept check
 
 
 def cuda_guards(ctx: FileContext, module: cst.Module) -> CudaGuards:
@@ -57,6 +61,8 @@ def cuda_guards(ctx: FileContext, module: cst.Module) -> CudaGuards:
         found = CudaGuards()
         if "is_available" in ctx.source and any(name.rsplit(".", 1)[1] in ctx.source for name in CUDA_ONLY_CALLS):
             _find(_names(module), module, found)
+            if found.state:
+                _only_behind_checks(module, found)
         ctx.shared["cuda_guards"] = found
     return ctx.shared["cuda_guards"]
 
@@ -111,6 +117,37 @@ def _guard(names: FileContext, test: cst.BaseExpression, when_true: list, when_f
             found.guarded |= {
                 id(call) for node in guarded for call in subtree(node) if _cuda_only(names, call) is not None
             }
+            for node in guarded:
+                for assign in subtree(node):
+                    attributes = _self_attributes(assign)
+                    if attributes:
+                        found.state |= attributes
+                        found.assigns.add(id(assign))
+
+
+def _self_attributes(node: cst.CSTNode) -> set[str]:
+    """The attributes of ``self`` an assignment sets (``self.cuda_config = ...``)."""
+    if isinstance(node, cst.Assign):
+        targets = [t.target for t in node.targets]
+    elif isinstance(node, cst.AnnAssign) and node.value is not None:
+        targets = [node.target]
+    else:
+        return set()
+    return {
+        t.attr.value
+        for t in targets
+        if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self"
+    }
+
+
+def _only_behind_checks(module: cst.Module, found: CudaGuards) -> None:
+    """Keep in ``found.state`` only the attributes no assignment outside the kept checks gives a value (None aside)."""
+    for node in subtree(module):
+        if id(node) in found.assigns or not isinstance(node, (cst.Assign, cst.AnnAssign)):
+            continue
+        if isinstance(node.value, cst.Name) and node.value.value == "None":
+            continue
+        found.state -= _self_attributes(node)
 
 
 def _implies(test: cst.BaseExpression, value: bool, check: cst.Call) -> bool:

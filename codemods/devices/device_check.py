@@ -8,6 +8,7 @@ import re
 
 import libcst as cst
 
+from codemods.devices.cuda_guards import CudaGuards, cuda_guards
 from codemods.shared.device_values import (
     CUDA_STRING,
     KEPT_CUDA_CHECKS,
@@ -16,7 +17,7 @@ from codemods.shared.device_values import (
     is_cuda_literal,
     target_name,
 )
-from migrate_xla.rule import SAFE, FileContext, Rule, children, code_of, string_value
+from migrate_xla.rule import SAFE, FileContext, Rule, children, code_of, string_value, subtree
 
 # What a CUDA check may guard that XLA does not have, as a branch spells it: fused /
 # capturable optimizers, DataParallel, CUDA graphs and streams. Not what other rules
@@ -76,7 +77,11 @@ class CudaDeviceCheck(Rule):
     decides: the branch an ``if`` takes when the check holds, the name it is assigned to
     (``use_fused``, ``pin_memory``), or the ``fused=`` / ``capturable=`` /
     ``pin_memory=`` argument it is passed as. A branch that only pins memory or sets cuDNN
-    flags becomes an XLA branch: XLA301 and XLA107 take those out of it.
+    flags becomes an XLA branch: XLA301 and XLA107 take those out of it. So does a check in a
+    method that reads state only CUDA code sets: an attribute given a value only behind a
+    ``torch.cuda.is_available()`` that XLA105 keeps for CUDA (denoising-diffusion-pytorch's
+    ``Attend``: ``self.cuda_config`` is None unless the GPU's properties were read, and
+    ``config = self.cuda_config if q.is_cuda else self.cpu_config`` would pick None on XLA).
 
     Under ``--runtime torch-tpu`` the checks become TorchTPU's: ``t.is_tpu`` (torch
     generates it for the renamed device) and ``device.type == "tpu"``. TorchTPU has streams
@@ -103,6 +108,31 @@ class CudaDeviceCheck(Rule):
         super().__init__(ctx)
         self.kept: dict[int, str] = ctx.shared.setdefault(KEPT_CUDA_CHECKS, {})  # check id -> what it guards
         self.features, self.feature_names = GPU_ONLY[ctx.runtime]
+        self.guards = CudaGuards()
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.guards = cuda_guards(self.ctx, node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        """A method that reads state only CUDA code sets (``self.cuda_config``, given a value behind a
+        kept ``torch.cuda.is_available()``): its CUDA checks pick that state, which XLA never gets."""
+        if not self.guards.state:
+            return
+        read = next(
+            (
+                n.attr.value
+                for n in subtree(node.body)
+                if isinstance(n, cst.Attribute)
+                and isinstance(n.value, cst.Name)
+                and n.value.value == "self"
+                and n.attr.value in self.guards.state
+            ),
+            None,
+        )
+        if read is not None:
+            for check in subtree(node.body):
+                if isinstance(check, cst.Attribute) and self._is_check(check):
+                    self.kept.setdefault(id(check), f"`self.{read}` (set only behind a CUDA check)")
 
     def _is_check(self, node: cst.CSTNode) -> bool:
         if isinstance(node, cst.Attribute):

@@ -1,11 +1,13 @@
 """Availability checks that guard code only a GPU runs stay CUDA checks, False on XLA: the
-diffusion attention's early return before reading the device's properties, a branch that
-reads the compute capability, a conditional; a check that picks the device, one that says the
-script needs an accelerator, and one before training still ask for the XLA device. [XLA101, XLA105, XLA106, XLA109]"""
+diffusion attention's early return before reading the device's properties (and the tensor
+check that picks the configuration only that code sets), a branch that reads the compute
+capability, a conditional; a check that picks the device, one that says the script needs an
+accelerator, and one before training still ask for the XLA device. [XLA101, XLA104, XLA105, XLA106, XLA109]"""
 
 from collections import namedtuple
 
 import torch
+import torch.nn.functional as F
 from packaging import version
 from torch import nn
 import torch_xla
@@ -33,6 +35,12 @@ class Attend(nn.Module):
             self.cuda_config = AttentionConfig(True, False, False)
         else:
             self.cuda_config = AttentionConfig(False, True, True)
+
+    def flash_attn(self, q, k, v):
+        # self.cuda_config is set only behind the CUDA check: on XLA it is None
+        _, heads, q_len, _, k_len, is_cuda, device = *q.shape, k.shape[-2], q.is_cuda, q.device
+        config = self.cuda_config if is_cuda else self.cpu_config
+        return F.scaled_dot_product_attention(q, k, v, dropout_p=self.dropout if self.training else 0.0), config
 
 
 def tf32_capable():
