@@ -9,6 +9,7 @@ import libcst as cst
 from codemods.distributed.common import DDP_GUIDE
 from codemods.distributed.launch_plan import LAUNCH_WORDS, LaunchPlan, launch_plan
 from codemods.shared.definitions import with_definitions
+from codemods.shared.device_values import KEPT_CUDA_CHECKS
 from migrate_xla.rule import (
     SAFE,
     TORCH,
@@ -82,7 +83,14 @@ class MpSpawnToLaunch(Rule):
     process with ``CPU_NUM_DEVICES`` devices) and starts no runtime. Left as a CUDA count it
     would be 0 on XLA (the migrated ImageNet example died dividing by it); measured on CPU
     PJRT: 1 without ``CPU_NUM_DEVICES`` and 3 with ``CPU_NUM_DEVICES=3``, the workers the
-    launch then ran, and the launch after it works.
+    launch then ran, and the launch after it works. For the same reason the parent's other
+    device queries that the migration writes start no runtime either: an availability test
+    in the parent's own code (the module's statements, the function that launches) becomes
+    ``bool(xla_launch_device_count())``, not ``bool(torch_xla.device_count())``, and a device
+    another rule made ``torch_xla.device()`` there is ``torch.device("xla")`` (measured:
+    ``torch_xla.device()``, ``torch_xla.device_count()`` and ``xr.world_size()`` each start
+    the runtime, ``torch.device("xla")`` does not; the ImageNet example picks its device so
+    before it counts). An availability test that XLA105 keeps for CUDA stays as it is.
 
     Both runtimes. TorchTPU keeps ``mp.spawn`` (and its ``nprocs``, the world size counted
     before it: ``torch.tpu.device_count()`` reads the chips without claiming them), but every
@@ -147,6 +155,10 @@ class MpSpawnToLaunch(Rule):
                     "in the parent before it, so that every worker sees the same TPU launch environment",
                 )
             return updated
+        if self.ctx.runtime == "torch-xla" and id(original) in self.plan.parent_calls:
+            parent = self._in_parent(original, updated)
+            if parent is not None:
+                return parent
         if id(original) in self.plan.kept_counts:
             self.ctx.forget_fixes_inside(original)
             counted = self.replace(
@@ -196,6 +208,32 @@ class MpSpawnToLaunch(Rule):
             imports=[TORCH_XLA],
             drop_if_unused=self.ctx.import_behind(original.func),
         )
+
+    def _in_parent(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression | None:
+        """A call of the parent's code that another rule made a device query: an availability test
+        (``bool(torch_xla.device_count())``) becomes ``bool(xla_launch_device_count())``, the device
+        (``torch_xla.device()``) ``torch.device("xla")``; both start no runtime. None: left as it is."""
+        if id(original) in self.plan.parent_checks:
+            if id(original) in self.ctx.shared.get(KEPT_CUDA_CHECKS, ()):
+                return None  # XLA105 keeps it for CUDA (it guards CUDA-only code): no device query
+            new, what = f"bool({LAUNCH_COUNT}())", "an XLA device test"
+        elif code_of(updated) == self.ctx.api.device and code_of(original) != self.ctx.api.device:
+            new, what = 'torch.device("xla")', "`torch_xla.device()`"
+        else:
+            return None
+        self.ctx.forget_fixes_inside(original)
+        replaced = self.replace(
+            original,
+            original,
+            parse_expr(new),
+            f"`{code_of(original)}` -> `{new}`: in the parent of `torch_xla.launch`, {what} would start the XLA "
+            "runtime before the launch, and the launch would fail",
+            imports=[TORCH_XLA, XR, OS, TORCH] if LAUNCH_COUNT in new else [TORCH],
+            drop_if_unused=self.ctx.import_behind(original.func),
+        )
+        if LAUNCH_COUNT in new and replaced is not original and self.counted_at is None and self.ctx.statements:
+            self.counted_at = self.ctx.statements[0]
+        return replaced
 
     # -- TorchTPU: the spawn stays, after the TPU launch environment ------------------------------
     def _own_statement(self, call: cst.Call) -> bool:

@@ -15,6 +15,7 @@ from migrate_xla.rule import FileContext, call_arg, called, children, subtree, w
 SPAWN = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn"})
 # launches already in XLA's form: a count before them breaks them just the same
 LAUNCHES = SPAWN | {"torch_xla.launch", "torch_xla.torch_xla.launch", "torch_xla.distributed.xla_multiprocessing.spawn"}
+AVAILABILITY = frozenset({"torch.cuda.is_available", "torch.accelerator.is_available"})
 LAUNCH_WORDS = words("spawn", "launch")  # the last part of every name in LAUNCHES
 LAUNCH_CALL = re.compile(called(LAUNCH_WORDS))  # what a call of one of LAUNCHES spells
 # What the import of one of LAUNCHES spells: their modules
@@ -66,6 +67,11 @@ class LaunchPlan:
     args_dropped: dict[int, int] = field(default_factory=dict)  # spawn call -> index in its args tuple
     workers: dict[int, int] = field(default_factory=dict)  # worker def -> index of its world-size parameter
     launches: int = 0  # launch calls of any kind (spawn, torch_xla.launch)
+    # the parent's own code (the module's statements, the functions that launch): its availability
+    # tests, and every call in it (a device another rule writes there, torch_xla.device(), would
+    # start the runtime before the launch)
+    parent_checks: set[int] = field(default_factory=set)
+    parent_calls: set[int] = field(default_factory=set)
 
 
 def launch_plan(ctx: FileContext, module: cst.Module) -> LaunchPlan:
@@ -92,6 +98,7 @@ def _launch_plan(module: cst.Module) -> LaunchPlan:
     names = FileContext()
     found: list[tuple[cst.Call, cst.CSTNode]] = []
     counted: list[tuple[cst.Call, cst.CSTNode]] = []
+    calls: list[tuple[cst.Call, cst.CSTNode]] = []
 
     stack: list[tuple[cst.CSTNode, cst.CSTNode]] = [(module, module)]  # code order: imports before their uses
     while stack:
@@ -103,6 +110,8 @@ def _launch_plan(module: cst.Module) -> LaunchPlan:
             found.append((node, scope))
         elif is_device_count(names, node):
             counted.append((node, scope))
+        elif isinstance(node, cst.Call):
+            calls.append((node, scope))
         stack.extend((child, scope) for child in reversed(children(node)))
     defs = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
     plan = LaunchPlan(spawns={id(call) for call, _ in found if names.qualname(call.func) in SPAWN}, launches=len(found))
@@ -146,4 +155,7 @@ def _launch_plan(module: cst.Module) -> LaunchPlan:
     plan.kept_counts |= {
         id(call) for call, scope in counted if id(scope) in parents and id(call) not in plan.counts | nprocs
     }
+    parent_calls = [call for call, scope in calls if id(scope) in parents]
+    plan.parent_calls = {id(call) for call in parent_calls}
+    plan.parent_checks = {id(call) for call in parent_calls if names.qualname(call.func) in AVAILABILITY}
     return plan

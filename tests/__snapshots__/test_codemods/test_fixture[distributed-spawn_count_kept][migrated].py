@@ -1,9 +1,12 @@
 """The ImageNet example's launcher: the device count is the spawn's nprocs, a factor of the
 world size and the divisor of each worker's batch, and the worker is called directly too, so
 the count stays in the parent, counted as torch_xla.launch will start workers, without
-starting the XLA runtime (a CUDA count is 0 on XLA: the batch division failed). [XLA601]"""
+starting the XLA runtime (a CUDA count is 0 on XLA: the batch division failed); the parent's
+device test and device start no runtime either. [XLA601]"""
 
 import argparse
+
+import torch
 import os
 import torch_xla
 import torch_xla.runtime as xr
@@ -29,6 +32,9 @@ parser.add_argument("--multiprocessing-distributed", action="store_true")
 
 def main():
     args = parser.parse_args()
+    use_accel = bool(xla_launch_device_count())
+    device = torch.device("xla") if use_accel else torch.device("cpu")
+    print(f"Using device: {device}")
     ngpus_per_node = xla_launch_device_count()
     if args.multiprocessing_distributed:
         # ngpus_per_node processes per node: the world size grows by that factor
