@@ -80,3 +80,26 @@ def test_a_hugging_face_model_from_pretrained_float32_weights_matches_in_float64
     assert result.dropped_instrument is None, result.dropped_instrument
     assert result.verdict == "match", result.message + result.reference.stderr_tail
     assert result.tolerance_source.startswith("float64")
+
+
+def test_the_float64_cost_counts_matrix_products_at_a_twelfth_of_a_convolutions(float64_default, monkeypatch):
+    """XLA:CPU computes float64 dots 12 times faster than float64 convolutions (and 8 to 27 times
+    slower than float32 dots): a transformer's products count against the float64 budget too,
+    by position or keyword, once each."""
+    from migrate_xla.verify.child import float64
+
+    budget = {"limit": 10**12, "macs": 0, "open": True, "recorder": None}
+    monkeypatch.setattr(float64, "_conv_budget", budget)
+    x, w = torch.randn(8, 64), torch.randn(32, 64)
+    image, kernel = torch.randn(1, 3, 8, 8), torch.randn(4, 3, 3, 3)
+    with Float64Mode():
+        torch.nn.functional.linear(x, w)  # 8 x 32 outputs, 64 each
+        linear = budget["macs"]
+        torch.nn.functional.linear(input=x, weight=w)
+        x @ w.T
+        torch.addmm(torch.zeros(8, 32), x, w.T)
+        products = budget["macs"]
+        torch.nn.functional.conv2d(image, kernel)  # 4 x 6 x 6 outputs, 27 each
+    assert linear == int(8 * 32 * 64 * float64.PRODUCT_WEIGHT)
+    assert products == 4 * linear
+    assert budget["macs"] - products == 4 * 6 * 6 * 27

@@ -141,7 +141,7 @@ class Run:
     stop_compilations: int = 0  # graphs verify's own sync compiled when it stopped the run (recorder.finish)
     # where a crashed run left the user's code: file, line, function, exception (harness.crash_site)
     crash_site: dict | None = None
-    float64_cost: int | None = None  # stopped in float64: multiply-adds in convolutions past the budget
+    float64_cost: int | None = None  # stopped in float64: convolution multiply-adds (products at 1/12) past the budget
     cpu_fallback_ops: dict[str, int] = field(default_factory=dict)
     runtime: str | None = None  # the migrated run's: torch-xla, or torch-tpu (emulated on the CPU)
     # each torch.compile call: file, line, backend, how it ran ("eagerly", "compiled", "refused"; child/compiled.py)

@@ -179,7 +179,7 @@ def verify(
         if costly is not None:
             note = (
                 f"float64 would cost too much: the {costly.role} run's first forward pass does over "
-                f"{costly.float64_cost / 1e9:.2g} G multiply-adds in convolutions, past the budget of "
+                f"{costly.float64_cost / 1e9:.2g} G multiply-adds in convolutions (matrix products at 1/12), past the budget of "
                 f"{FLOAT64_CONV_BUDGET / 1e9:g} G over the run ({FLOAT64_CONV_BUDGET / settings.steps / 1e9:.2g} G a "
                 f"step at {settings.steps} steps); both ran as written"
             )

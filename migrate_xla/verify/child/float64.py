@@ -104,24 +104,42 @@ def _called_from(prefixes: tuple[str, ...]) -> bool:
 
 # What float64 costs: XLA's CPU backend computes float64 convolutions some 40 times slower
 # than float32 ones (measured: the weight gradient of a 64-channel 3x3 convolution on 8x56x56,
-# 1.6 s against 0.04 s; eager CPU 4 times), so a large convolutional model would take many
-# times its bare runs. The harness sets a budget of multiply-adds in convolutions for the first
-# forward pass; past it, the run stops at once (finished "float64-cost") and both run again as
-# written (harness.py).
+# 1.6 s against 0.04 s; eager CPU 4 times), and float64 matrix products (its HLO dot) 8 to 27
+# times slower: 0.22 G multiply-adds a second in a convolution, 2.6 G in a dot, against 72 G in
+# a float32 dot (benchmarks/bench_float64_ops.py; every other op of a GPT's step stays within 3
+# times float32). So a large model would take many times its bare runs. The harness sets a budget
+# of convolution multiply-adds for the first forward pass, a product's counting PRODUCT_WEIGHT
+# of one (what a convolution's costs in a dot's time); past it, the run stops at once (finished
+# "float64-cost") and both run again as written (harness.py).
 _CONVOLUTIONS = {"conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"}
+_PRODUCTS = {"linear", "matmul", "mm", "bmm", "addmm", "baddbmm", "__matmul__", "__rmatmul__"}
+PRODUCT_WEIGHT = 0.22 / 2.6
 _conv_budget = {"limit": None, "macs": 0, "open": True, "recorder": None}
 
 
-def _count_convolution(name: str, args, result) -> None:
-    if len(args) < 2 or not isinstance(result, torch.Tensor) or not isinstance(args[1], torch.Tensor):
+def _operands(args, kwargs) -> tuple:
+    """The two operands of a convolution or product, by position or by torch's keyword names."""
+    first = args[0] if args else kwargs.get("input")
+    second = args[1] if len(args) > 1 else next((kwargs[k] for k in ("weight", "mat2", "other") if k in kwargs), None)
+    return first, second
+
+
+def _count_cost(name: str, args, kwargs, result) -> None:
+    """Adds what ``name`` costs in float64 on XLA:CPU, in convolution multiply-adds, and stops
+    the run past the budget."""
+    if name in ("addmm", "baddbmm"):  # (bias, a, b): the product is of the last two
+        args = args[1:]
+    first, second = _operands(args, kwargs)
+    if not (isinstance(result, torch.Tensor) and isinstance(first, torch.Tensor) and isinstance(second, torch.Tensor)):
         return
-    weight = args[1]
-    per_output = weight.shape[1] * math.prod(weight.shape[2:])  # in channels / groups x kernel
-    if name.startswith("conv_transpose"):
-        macs = args[0].numel() * per_output  # (out channels / groups) x kernel for each input
+    if name in _CONVOLUTIONS:
+        per_output = second.shape[1] * math.prod(second.shape[2:])  # in channels / groups x kernel
+        macs = (first if name.startswith("conv_transpose") else result).numel() * per_output
+    elif name == "linear":
+        macs = result.numel() * second.shape[-1] * PRODUCT_WEIGHT
     else:
-        macs = result.numel() * per_output
-    _conv_budget["macs"] += macs
+        macs = result.numel() * (first.shape[-1] if first.dim() else 1) * PRODUCT_WEIGHT
+    _conv_budget["macs"] += int(macs)
     if _conv_budget["macs"] > _conv_budget["limit"]:
         _conv_budget["open"] = False
         recorder = _conv_budget["recorder"]
@@ -140,9 +158,9 @@ class Float64Mode(TorchFunctionMode):
         # count's read of an XLA result's size under the tracer raised "Cannot insert a Tensor
         # that requires grad as a constant")
         counted = _conv_budget["open"] and _conv_budget["limit"] is not None and not torch.jit.is_tracing()
-        if name in _CONVOLUTIONS and counted:
+        if counted and (name in _CONVOLUTIONS or name in _PRODUCTS):
             result = self.__torch_function__(_Uncounted(func), types, args, kwargs)
-            _count_convolution(name, args, result)
+            _count_cost(name, args, kwargs, result)
             return result
         if name in ("frombuffer", "asarray", "view") and _reinterprets_bytes(name, args, kwargs):
             return func(*args, **kwargs)
@@ -170,7 +188,7 @@ class Float64Mode(TorchFunctionMode):
 
 
 class _Uncounted:
-    """``func`` under another name, so that the convolution count sees each call once."""
+    """``func`` under another name, so that the cost count sees each call once."""
 
     def __init__(self, func) -> None:
         self.func = func

@@ -53,7 +53,7 @@ class Recorder:
         self.device = ""
         self.done = False
         self.in_scaler_step = False
-        self.float64_cost: int | None = None  # multiply-adds in convolutions past the float64 budget
+        self.float64_cost: int | None = None  # convolution multiply-adds (products at 1/12) past the float64 budget
         self.op_records = None  # with diagnose: the op_records._OpRecords that OpRecorder fills
         # each torch.compile call: the user's file and line, the backend, how it ran (compiled.py)
         self.compiled: list[dict] = []
