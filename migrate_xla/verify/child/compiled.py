@@ -154,10 +154,10 @@ def _keep_instrumentation_out_of_graphs(recorder: Recorder, align_rng: bool) -> 
 
     _keep_out_of_graphs(recorder)
     _modes_run_as_they_are()
-    # float64 mode's budget counts the convolutions of the first forward pass, and may end the
-    # run: eagerly, at each (graphs compiled then break at each convolution; once the budget is
-    # closed, Dynamo compiles them again whole)
-    float64._count_convolution = torch._dynamo.disable(float64._count_convolution)
+    # float64 mode's budget counts the convolutions and matrix products of the first forward
+    # pass, and may end the run: eagerly, at each (graphs compiled then break at each; once the
+    # budget is closed, Dynamo compiles them again whole)
+    float64._count_cost = torch._dynamo.disable(float64._count_cost)
     recorder.keep_watching = True  # removing the forward hook would recompile every graph
     if not align_rng:
         return
