@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from migrate_xla.verify import cuda_api
+from migrate_xla.verify.project_copy import imported_files
 
 MAX_SHOWN = 10  # refusals listed in the message; the rest are counted
 # A GPU's driver on this machine: NVIDIA's (Linux, WSL through nvidia-smi) or ROCm's
@@ -68,20 +69,14 @@ def gpu_present(env: dict[str, str]) -> bool:
 def scan(script: Path, root: Path) -> list[Refusal]:
     """The references to refused names of torch.cuda in ``script`` and in the modules under
     ``root`` (the project folder) it imports, directly or through each other."""
+    script, root = script.resolve(), root.resolve()
     found: list[Refusal] = []
-    seen: set[Path] = set()
-    queue = [script.resolve()]
-    while queue:
-        path = queue.pop(0)
-        if path in seen:
-            continue
-        seen.add(path)
+    for path in [script, *imported_files(script, [script.parent, root], root)]:
         try:
             tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"), filename=str(path))
         except (OSError, SyntaxError, ValueError):
             continue  # the run says what is wrong with it
         found.extend(_refusals(tree, path))
-        queue.extend(p for p in _local_imports(tree, path, script.resolve().parent, root.resolve()) if p not in seen)
     return found
 
 
@@ -161,41 +156,3 @@ def _qualname(node: ast.AST, aliases: dict[str, str]) -> str | None:
     if not isinstance(node, ast.Name) or node.id not in aliases:
         return None
     return ".".join([aliases[node.id], *reversed(parts)])
-
-
-def _local_imports(tree: ast.Module, path: Path, script_folder: Path, root: Path) -> list[Path]:
-    """The files under ``root`` that the imports of ``path`` load: modules and the packages above them."""
-    wanted: list[tuple[Path, list[str]]] = []  # (folder searched from, dotted parts)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                for base in (script_folder, root):
-                    wanted.append((base, alias.name.split(".")))
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = path.parent
-                for _ in range(node.level - 1):
-                    base = base.parent
-                bases = [base]
-            else:
-                bases = [script_folder, root]
-            module = node.module.split(".") if node.module else []
-            for base in bases:
-                wanted.append((base, module))
-                wanted.extend((base, [*module, alias.name]) for alias in node.names if alias.name != "*")
-    files = []
-    for base, parts in wanted:
-        for depth in range(1, len(parts) + 1):
-            stem = base.joinpath(*parts[:depth])
-            for candidate in (stem.with_suffix(".py"), stem / "__init__.py"):
-                if candidate.is_file() and _inside(candidate, root):
-                    files.append(candidate.resolve())
-    return files
-
-
-def _inside(path: Path, root: Path) -> bool:
-    try:
-        path.resolve().relative_to(root)
-    except ValueError:
-        return False
-    return True
