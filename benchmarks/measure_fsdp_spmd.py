@@ -188,7 +188,7 @@ def build(form, dtype):
         dmesh = init_device_mesh("xla", (n,), mesh_dim_names=("fsdp",))
 
         def partition(name, module, mesh):
-            for pname, p in list(module.named_parameters(recurse=False)):
+            for p in list(module.parameters(recurse=False)):
                 distribute_tensor(p.data if p.device.type == "xla" else p, mesh, [Shard(0)])
 
         model = model.to(device)
@@ -248,7 +248,7 @@ def main():
     for form in args.forms.split(","):
         try:
             results[form] = spmd_losses(form, args.steps, dtype)
-        except Exception as error:  # noqa: BLE001: a form that fails is a row of the table
+        except Exception as error:  # noqa: BLE001 (a form that fails is a row of the table)
             results[form] = traceback.format_exception_only(type(error), error)[-1].strip()
     # after the XLA runs: autograd sizes its device queues at the first backward, and an eager
     # one first leaves none for the XLA device (an internal assert in the engine)
