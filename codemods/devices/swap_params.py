@@ -64,12 +64,13 @@ def kept_forwards(module: cst.Module, source: str) -> dict[int, KeptForward]:
         if not isinstance(block, (cst.Module, cst.IndentedBlock)):
             continue
         body = list(block.body)
-        for at, statement in enumerate(body):
-            call = _move_of(statement)
-            if call is None:
-                continue
+        moves = [(at, call) for at, call in ((at, _move_of(s)) for at, s in enumerate(body)) if call is not None]
+        if not moves:
+            continue
+        kept_calls = [_kept_calls(s) for s in body]  # the names each line runs and keeps the output of
+        for at, call in moves:
             name = call.func.value.value
-            forwards = [i for i in range(at) if _keeps_forward(body[i], name)]
+            forwards = [i for i in range(at) if name in kept_calls[i]]
             if not forwards:
                 continue
             between = body[forwards[-1] + 1 : at]
@@ -130,14 +131,18 @@ def _calls(node: cst.CSTNode, name: str) -> bool:
     return any(isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == name for n in subtree(node))
 
 
-def _keeps_forward(statement: cst.CSTNode, name: str) -> bool:
-    """``outputs = model(**batch)``, ``loss = model(x).loss``: the module's output kept."""
+def _kept_calls(statement: cst.CSTNode) -> set[str]:
+    """The names ``statement`` calls in a value it assigns: ``outputs = model(**batch)``, ``loss =
+    model(x).loss`` keep the output of ``model``."""
     if not isinstance(statement, cst.SimpleStatementLine):
-        return False
-    return any(
-        isinstance(s, (cst.Assign, cst.AnnAssign)) and s.value is not None and _calls(s.value, name)
+        return set()
+    return {
+        n.func.value
         for s in statement.body
-    )
+        if isinstance(s, (cst.Assign, cst.AnnAssign)) and s.value is not None
+        for n in subtree(s.value)
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Name)
+    }
 
 
 DDP_CLASSES = frozenset(
