@@ -1,0 +1,119 @@
+"""XLA623: ``init_device_mesh("cuda", shape, mesh_dim_names=...)`` becomes an ``xs.Mesh``."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemods.sharding.common import (
+    INIT_DEVICE_MESH,
+    INIT_PROCESS_GROUP,
+    NP,
+    SPMD_GUIDE,
+    XS,
+    ShardingRule,
+    imports_behind,
+)
+from migrate_xla.rule import XR, call_arg, code_of, string_value
+
+DEVICES = "xr.global_runtime_device_count()"
+
+
+class DeviceMeshToXsMesh(ShardingRule):
+    """``mesh = init_device_mesh("cuda", (n,), mesh_dim_names=("dp",))`` becomes an ``xs.Mesh`` over
+    every device with the same axis names, set as the global mesh.
+
+    SPMD user guide, "Mesh": ``xs.Mesh(device_ids, mesh_shape, axis_names)``. The GPU mesh's
+    shape counts processes (torchrun's world size); the SPMD mesh's counts the devices one
+    process drives, read from the runtime: the first axis takes
+    ``xr.global_runtime_device_count()`` divided by the other axes as written
+    (``(dp, tp)`` with ``tp`` a number keeps ``tp`` and gives ``dp`` the rest). ``xr.use_spmd()``
+    comes first unless the script's process group became it (XLA620), and the mesh becomes the
+    global one (``xs.set_global_mesh``), which torch_xla's sharding helpers and FSDPv2 read. A
+    mesh whose later axes are not numbers, without ``mesh_dim_names`` or for another device type
+    than CUDA is flagged (XLA608 stays). Measured (docs/decisions.md): torch's DeviceMesh of
+    device type ``"xla"`` shards through DTensor's ``distribute_tensor``, but FSDP2's
+    ``fully_shard`` cannot use it (no process groups), so the mesh becomes torch_xla's own.
+    """
+
+    CODE = "XLA623"
+    NAME = "device-mesh-to-xs-mesh"
+    SUMMARY = (
+        "init_device_mesh('cuda', shape, mesh_dim_names) becomes an xs.Mesh over every device, the same axis names"
+    )
+    FIX = "safe"
+    BEFORE = (
+        "import numpy as np\nfrom torch.distributed.device_mesh import init_device_mesh\n\n"
+        'mesh = init_device_mesh("cuda", (world_size,), mesh_dim_names=("dp",))\n'
+    )
+    AFTER = (
+        "import numpy as np\n\n"
+        "xr.use_spmd()\n"
+        'mesh = xs.Mesh(np.arange(xr.global_runtime_device_count()), (xr.global_runtime_device_count(),), ("dp",))\n'
+        "xs.set_global_mesh(mesh)\n"
+    )
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        if self.shards and self._plan(node) is not None:
+            self.claim(node)
+
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
+        if not self.shards:
+            return updated
+        plan = self._plan(original)
+        if plan is None:
+            return updated
+        target, rest, names = plan
+        first = DEVICES if not rest else f"{DEVICES} // " + (rest[0] if len(rest) == 1 else f"({' * '.join(rest)})")
+        shape = ", ".join([first, *rest]) + ("," if not rest else "")
+        lines = [
+            f"{target} = xs.Mesh(np.arange({DEVICES}), ({shape}), {names})",
+            f"xs.set_global_mesh({target})",
+        ]
+        group = INIT_PROCESS_GROUP.rsplit(".", 1)[-1] in self.ctx.source
+        if not group:
+            lines.insert(0, "xr.use_spmd()")
+        statements = [cst.parse_statement(code) for code in lines]
+        statements[0] = statements[0].with_changes(leading_lines=updated.leading_lines)
+        self.ctx.forget_fixes_inside(original)
+        return self.replace(
+            original,
+            updated,
+            cst.FlattenSentinel(statements),
+            f"the device mesh becomes an `xs.Mesh` over every device with the axes {names}, its shape read from the "
+            f"runtime, and the global mesh ({SPMD_GUIDE})",
+            imports=[XR, XS, NP],
+            drop_if_unused=imports_behind(self, original),
+        )
+
+    def _plan(self, statement: cst.SimpleStatementLine):
+        """(the assigned name, the later axes' sizes, the axis names' code) for
+        ``name = init_device_mesh("cuda", shape, mesh_dim_names=names)``; None otherwise."""
+        if len(statement.body) != 1 or not isinstance(statement.body[0], cst.Assign):
+            return None
+        assign = statement.body[0]
+        call = assign.value
+        if not isinstance(call, cst.Call) or self.qualname(call.func) not in INIT_DEVICE_MESH:
+            return None
+        if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+            return None
+        device = call_arg(call, 0, "device_type")
+        shape = call_arg(call, 1, "mesh_shape")
+        names = call_arg(call, None, "mesh_dim_names")
+        if device is None or string_value(device.value) != "cuda" or shape is None or names is None:
+            return None
+        if not isinstance(shape.value, (cst.Tuple, cst.List)) or not isinstance(names.value, (cst.Tuple, cst.List)):
+            return None
+        sizes = [e.value for e in shape.value.elements]
+        if len(sizes) != len(names.value.elements) or any(string_value(e.value) is None for e in names.value.elements):
+            return None
+        if not all(isinstance(s, cst.Integer) for s in sizes[1:]):
+            return None
+        if any(
+            a.keyword is not None and a.keyword.value not in ("device_type", "mesh_shape", "mesh_dim_names")
+            for a in call.args
+        ):
+            return None
+        names_code = (
+            "(" + ", ".join(code_of(e.value) for e in names.value.elements) + ("," if len(sizes) == 1 else "") + ")"
+        )
+        return assign.targets[0].target.value, [code_of(s) for s in sizes[1:]], names_code

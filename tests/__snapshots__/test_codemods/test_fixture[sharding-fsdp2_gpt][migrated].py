@@ -1,0 +1,101 @@
+# fixture: target=spmd
+"""A small GPT trained with FSDP2, torchrun-style: ``fully_shard`` on each transformer block,
+then on the whole model, over a one-dimensional device mesh (``init_device_mesh``), AdamW.
+The tokens are generated, so it runs anywhere.
+
+    torchrun --standalone --nproc_per_node=8 fsdp2_gpt.py
+
+Runnable: tests/test_sharding.py verifies its SPMD migration on four CPU devices.
+[XLA102, XLA105, XLA109, XLA201, XLA202, XLA604, XLA609, XLA620, XLA622, XLA623, XLA670, XLA671]
+"""
+
+import argparse
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import numpy as np
+import torch_xla
+import torch_xla.distributed.spmd as xs
+import torch_xla.runtime as xr
+
+torch.__future__.set_swap_module_params_on_conversion(True)
+
+VOCAB, WIDTH, HEADS, SEQ = 64, 32, 4, 16
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(WIDTH)
+        self.qkv = nn.Linear(WIDTH, 3 * WIDTH)
+        self.proj = nn.Linear(WIDTH, WIDTH)
+        self.ln_2 = nn.LayerNorm(WIDTH)
+        self.mlp = nn.Sequential(nn.Linear(WIDTH, 4 * WIDTH), nn.GELU(), nn.Linear(4 * WIDTH, WIDTH))
+
+    def forward(self, x):
+        b, t, c = x.shape
+        q, k, v = self.qkv(self.ln_1(x)).split(c, dim=2)
+        q, k, v = (z.view(b, t, HEADS, c // HEADS).transpose(1, 2) for z in (q, k, v))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.proj(y.transpose(1, 2).reshape(b, t, c))
+        return x + self.mlp(self.ln_2(x))
+
+
+class GPT(nn.Module):
+    def __init__(self, n_layer):
+        super().__init__()
+        self.wte = nn.Embedding(VOCAB, WIDTH)
+        self.wpe = nn.Embedding(SEQ, WIDTH)
+        self.blocks = nn.ModuleList(Block() for _ in range(n_layer))
+        self.ln_f = nn.LayerNorm(WIDTH)
+        self.lm_head = nn.Linear(WIDTH, VOCAB, bias=False)
+
+    def forward(self, idx, targets):
+        x = self.wte(idx) + self.wpe(torch.arange(idx.shape[1], device=idx.device))
+        for block in self.blocks:
+            x = block(x)
+        logits = self.lm_head(self.ln_f(x))
+        return F.cross_entropy(logits.reshape(-1, VOCAB), targets.reshape(-1))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--batch-size", type=int, default=8, help="the global batch")
+    parser.add_argument("--layers", type=int, default=2)
+    parser.add_argument("--lr", type=float, default=1e-2)
+    args = parser.parse_args()
+
+    local_rank = xr.local_ordinal()
+    xr.use_spmd()
+    mesh = xs.Mesh(np.arange(xr.global_runtime_device_count()), (xr.global_runtime_device_count(),), ("dp",))
+    xs.set_global_mesh(mesh)
+    rank, world_size = xr.global_ordinal(), xr.world_size()
+    torch.manual_seed(0)
+
+    model = GPT(args.layers).to("xla")
+    for block in model.blocks:
+        for param in block.parameters():
+            xs.mark_sharding(param, mesh, (mesh.axis_names[-1],) + (None,) * (param.dim() - 1))
+    for param in model.parameters():
+        xs.mark_sharding(param, mesh, (mesh.axis_names[-1],) + (None,) * (param.dim() - 1))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
+
+    tokens = torch.randint(0, VOCAB, (args.steps, args.batch_size, SEQ + 1), generator=torch.Generator().manual_seed(1))
+    per_rank = args.batch_size // world_size
+    for step in range(args.steps):
+        batch = tokens[step, rank * per_rank : (rank + 1) * per_rank].to("xla")
+        loss = model(batch[:, :-1], batch[:, 1:])
+        loss.backward()
+        optimizer.step()
+        torch_xla.sync()
+        optimizer.zero_grad()
+        if rank == 0:
+            print(f"step {step}: loss {loss.item():.4f}")
+
+
+if __name__ == "__main__":
+    xr.use_spmd()
+    xs.set_global_mesh(xs.get_1d_mesh("data"))
+    main()
