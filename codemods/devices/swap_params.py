@@ -39,6 +39,8 @@ MOVES = frozenset({"to", "cuda"})
 # switch they come apart, so a kept forward pass before their move is flagged, not worked around
 TIED_MODEL = re.compile(r"LM\b|LMHead|ConditionalGeneration|ForPreTraining")
 TIE_ASSIGNMENT = re.compile(r"\.weight\s*=\s*[\w.\[\]]+\.weight\b")
+KEPT_LINE = re.compile(r"^([ \t]*)[\w.,() \t]+=([^=\n][^\n]*)", re.M)  # outputs = model(**batch)
+CALLED = re.compile(r"\b(\w+)\(")
 MOVE_LINE = re.compile(r"^([ \t]*)(?:\w+[ \t]*=[ \t]*)?(\w+)\.(?:to|cuda)\(", re.M)  # model.to(, m = m.cuda(
 
 
@@ -68,29 +70,48 @@ def kept_forwards(module: cst.Module, source: str) -> dict[int, KeptForward]:
         if not moves:
             continue
         kept_calls = [_kept_calls(s) for s in body]  # the names each line runs and keeps the output of
+        assigned: list[set[str]] = []  # the names each line assigns, read once the block has a kept forward pass
+        code = _Codes(body)
+        deleted = {  # line -> the names a `del` line deletes
+            i: {n for small in s.body if isinstance(small, cst.Del) for n in _targets_of(small.target)}
+            for i, s in enumerate(body)
+            if isinstance(s, cst.SimpleStatementLine) and any(isinstance(small, cst.Del) for small in s.body)
+        }
         for at, call in moves:
             name = call.func.value.value
-            forwards = [i for i in range(at) if name in kept_calls[i]]
-            if not forwards:
+            forward = next((i for i in range(at - 1, -1, -1) if name in kept_calls[i]), None)
+            if forward is None:
                 continue
-            between = body[forwards[-1] + 1 : at]
-            targets = {t for s in body[forwards[-1] : forwards[-1] + 1] for t in _targets(s)}
-            if any(isinstance(d, cst.Del) and _targets_of(d.target) & targets for s in between for d in subtree(s)):
+            span = range(forward + 1, at)
+            targets = _targets(body[forward])
+            if any(deleted.get(i, set()) & targets for i in span):
                 continue  # `del outputs` before the move: the graph is gone, the switch works
-            built = [s for s in body[: forwards[-1]] if name in _targets(s)]
-            tied = bool(TIE_ASSIGNMENT.search(source)) or bool(built and TIED_MODEL.search(code_of(built[-1])))
-            kept = KeptForward(name, body[forwards[-1]], tied=tied)
+            assigned = assigned or [_targets(s) for s in body]
+            built = next((i for i in range(forward - 1, -1, -1) if name in assigned[i]), None)
+            tied = bool(TIE_ASSIGNMENT.search(source)) or (built is not None and bool(TIED_MODEL.search(code(built))))
+            kept = KeptForward(name, body[forward], tied=tied)
             found[id(call)] = kept
-            if any(_move_of(s) is not None and _move_of(s).func.value.value == name for s in between):
+            if any(m.func.value.value == name for i, m in moves if forward < i < at):
                 continue  # moved already (the move this rule adds before an optimizer): nothing to do here
-            taking = [s for s in between if re.search(rf"\b{name}\.(named_)?parameters\(", code_of(s))]
-            if taking:
-                kept.takes = taking[0]
-                after = between[between.index(taking[0]) :]
+            taking = next((i for i in span if re.search(rf"\b{name}\.(named_)?parameters\(", code(i))), None)
+            if taking is not None:
+                kept.takes = body[taking]
                 kept.movable = isinstance(kept.takes, cst.SimpleStatementLine) and not any(
-                    _calls(s, name) or re.search(r"\.(to|cuda)\(", code_of(s)) for s in after
+                    _calls(body[i], name) or re.search(r"\.(to|cuda)\(", code(i)) for i in range(taking, at)
                 )
     return found
+
+
+class _Codes:
+    """The code of a block's lines, each generated once, when first asked for."""
+
+    def __init__(self, body: list) -> None:
+        self.body, self.codes = body, {}
+
+    def __call__(self, i: int) -> str:
+        if i not in self.codes:
+            self.codes[i] = code_of(self.body[i])
+        return self.codes[i]
 
 
 def _move_of(statement: cst.CSTNode) -> cst.Call | None:
@@ -233,12 +254,14 @@ class SwapModuleParams(Rule):
         """A module moved after a kept forward pass (``kept_forwards``) is found in its block, which
         a slice may cut: the file is not sliced where a line moves a name that an earlier line of the
         same indentation runs and keeps (``outputs = model(**batch)`` ... ``model.to(device)``)."""
-        for move in MOVE_LINE.finditer(text):
-            indent, name = move.group(1), move.group(2)
-            kept = re.compile(rf"^{indent}[\w.,() \t]+=[^=\n][^\n]*\b{name}\(", re.M)
-            if kept.search(text, 0, move.start()):
-                return True
-        return False
+        moves = [(m.start(), m.group(1), m.group(2)) for m in MOVE_LINE.finditer(text)]
+        if not moves:
+            return False
+        first_kept: dict[tuple[str, str], int] = {}  # (indentation, name) -> where a line first keeps its call
+        for line in KEPT_LINE.finditer(text):
+            for name in CALLED.findall(line.group(2)):
+                first_kept.setdefault((line.group(1), name), line.start())
+        return any(first_kept.get((indent, name), start) < start for start, indent, name in moves)
 
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
