@@ -187,7 +187,18 @@ def test_a_reference_that_fails_only_in_float64_runs_again_as_written(monkeypatc
     runs, float64, settings, dropped = without(first)
     assert calls == [(False, True)]  # float64 dropped, the random numbers still aligned
     assert not float64 and settings.align_rng and runs["reference"].error is None
-    assert dropped == {"instrument": "float64", "run": "reference", "error": RESIZE}
+    assert dropped == {"instrument": "float64", "run": "reference", "error": RESIZE, "at": None}
+
+
+def test_a_dropped_instrument_says_where_the_run_failed_under_it(monkeypatch):
+    """The library's frame and version where a library raised it (safetensors' view of a file's
+    bytes was the float64 failure of Hugging Face projects)."""
+    fake_runs(monkeypatch, lambda f64, rng: {"reference": good("reference"), "migrated": good("migrated")})
+    failed = failing("reference", "RuntimeError: shape '[512, 64]' is invalid for input of size 16384")
+    library = {"name": "safetensors", "version": "0.6.2", "path": "safetensors/torch.py", "line": 383}
+    failed.crash_site.update(file="/w/train.py", line=12, function="<module>", library={**library, "function": "load"})
+    _, _, _, dropped = without({"reference": failed, "migrated": good("migrated")})
+    assert dropped["at"] == "safetensors/torch.py:383, in load (safetensors 0.6.2)"
 
 
 def test_a_reference_that_fails_under_the_aligned_random_numbers_runs_without_them(monkeypatch):
