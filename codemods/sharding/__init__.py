@@ -14,10 +14,12 @@ v1 becomes torch_xla's FSDPv2 wrapper (``SpmdFullyShardedDataParallel``), which 
 policy's units; FSDP2's ``fully_shard`` becomes ``xs.mark_sharding`` of each parameter's first
 dimension over the mesh, FSDP2's own layout (``Shard(0)``); ``init_device_mesh`` becomes an
 ``xs.Mesh`` with the same axis names over every device the runtime has; the process group goes
-(one process drives every device). A file that also uses what has no SPMD form here yet (RPC,
-pipelines, DTensor's tensor parallelism) keeps all of it flagged (XLA608), never half-converted,
-and so does a module that wraps a model without setting SPMD up. Both forms were exact to float32 and float64 rounding against the
-unsharded model, two graphs and no recompilation over six AdamW steps. torch's ``fully_shard``
+(one process drives every device); the batch the training loop moves to the device is sharded
+on its first dimension over the mesh, so that each device computes its rows as each GPU did.
+A file that also uses what has no SPMD form here yet (RPC, pipelines, DTensor's tensor
+parallelism) keeps all of it flagged (XLA608), never half-converted, and so does a module that
+wraps a model without setting SPMD up. Both forms were exact to float32 and float64 rounding
+against the unsharded model, two graphs and no recompilation over six AdamW steps. torch's ``fully_shard``
 on an ``"xla"`` DeviceMesh does not run (no process groups), and torch's wrap policies cannot
 be handed to FSDPv2 (it calls them with other keywords): torch_xla's are.
 
@@ -30,4 +32,5 @@ PyTorch/XLA only: under ``--runtime torch-tpu`` the scripts keep their torch for
 #   fsdp.py         XLA621 fsdp-to-fsdpv2
 #   fully_shard.py  XLA622 fully-shard-to-marks
 #   mesh.py         XLA623 device-mesh-to-xs-mesh
+#   batch.py        XLA624 sharded-batch
 #   common.py       whether a file shards, the guides, the imports the rules add

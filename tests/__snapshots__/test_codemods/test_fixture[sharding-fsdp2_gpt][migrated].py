@@ -6,7 +6,7 @@ The tokens are generated, so it runs anywhere.
     torchrun --standalone --nproc_per_node=8 fsdp2_gpt.py
 
 Runnable: tests/test_sharding.py verifies its SPMD migration on four CPU devices.
-[XLA102, XLA105, XLA109, XLA201, XLA202, XLA604, XLA609, XLA620, XLA622, XLA623, XLA670, XLA671]
+[XLA102, XLA105, XLA109, XLA201, XLA202, XLA604, XLA609, XLA620, XLA622, XLA623, XLA624, XLA670, XLA671]
 """
 
 import argparse
@@ -86,6 +86,7 @@ def main():
     per_rank = args.batch_size // world_size
     for step in range(args.steps):
         batch = tokens[step, rank * per_rank : (rank + 1) * per_rank].to("xla")
+        xs.mark_sharding(batch, xs.get_global_mesh(), (xs.get_global_mesh().axis_names,) + (None,) * (batch.dim() - 1))
         loss = model(batch[:, :-1], batch[:, 1:])
         loss.backward()
         optimizer.step()
