@@ -9,18 +9,21 @@ import libcst as cst
 
 from codemods.sharding.common import SPMD_GUIDE, XS, ShardingRule
 from codemods.shared.training_loops import calls_training_step
-from migrate_xla.rule import code_of
+from migrate_xla.rule import code_of, subtree
 
 # A move to the device: ``.cuda()``, ``.to("cuda")``, ``.to(device)``, ``.to(rank)`` (and their
 # XLA forms, which the device rules wrote first); ``.to(torch.bfloat16)`` is not one
 DEVICE_ARG = re.compile(r"cuda|xla|device|rank", re.IGNORECASE)
+# A module moved in the loop is no batch: a name the loop calls, or one named like a module
+MODULE_NAME = re.compile(r"model|net|module|layer|encoder|decoder", re.IGNORECASE)
 MARK = "xs.mark_sharding({0}, xs.get_global_mesh(), (xs.get_global_mesh().axis_names,) + (None,) * ({0}.dim() - 1))"
 
 
 class ShardedBatch(ShardingRule):
     """In a script that shards its model, each batch tensor its training loop moves to the device
-    (``x = batch.to(device)``, ``x, y = x.cuda(), y.cuda()``) is sharded on its first dimension
-    over every axis of the global mesh.
+    (``x = batch.to(device)``, ``x, y = x.cuda(), y.cuda()``, or the tensors a loop over XLA302's
+    ``pl.MpDeviceLoader`` binds) is sharded on its first dimension over every axis of the global
+    mesh.
 
     FSDP is data parallel: each GPU computes the forward and backward of its own rows. On SPMD
     one program sees the global batch (the rank is 0 and the world size 1, so a script that
@@ -30,7 +33,9 @@ class ShardedBatch(ShardingRule):
     XLA's partitioner reduces the gradients where the rows meet the sharded parameters. Without
     it the step is still right but every device computes every row. A move is recognised by its
     shape (``.cuda()``, or ``.to(...)`` naming a device, CUDA, XLA or a rank), at the top of a
-    loop body that runs a training step; the marks come right after it. The batch's first
+    loop body that runs a training step, and is taken for a module's, not a batch's, when the
+    loop calls the name or it is named like a module (``model``, ``net``, ``layer``, ...); the
+    marks come right after it. The batch's first
     dimension is taken to be the batch: a tensor with another layout needs its own spec.
     """
 
@@ -66,10 +71,24 @@ class ShardedBatch(ShardingRule):
         if not self.shards or not isinstance(updated.body, cst.IndentedBlock) or not calls_training_step(original.body):
             return updated
         body, names = [], []
+        loaded = _device_loader_names(updated) if isinstance(updated, cst.For) else []
+        if loaded:
+            marks = [cst.parse_statement(MARK.format(n)) for n in loaded]
+            present = list(updated.body.body[: len(marks)])
+            if len(present) == len(marks) and all(m.deep_equals(p) for m, p in zip(marks, present)):
+                loaded = []  # migrated already
+            else:
+                body.extend(marks)
+                names.extend(loaded)
+        called = {
+            n.func.value for n in subtree(original.body) if isinstance(n, cst.Call) and isinstance(n.func, cst.Name)
+        }
         statements = list(updated.body.body)
         for i, statement in enumerate(statements):
             body.append(statement)
             moved = _moved_names(statement)
+            if any(n in called or MODULE_NAME.search(n) for n in moved):
+                continue
             if not moved:
                 continue
             marks = [cst.parse_statement(MARK.format(n)) for n in moved]
@@ -88,6 +107,27 @@ class ShardedBatch(ShardingRule):
             f"(`xs.mark_sharding`): each device computes its rows, as each GPU did ({SPMD_GUIDE})",
             imports=[XS],
         )
+
+
+def _device_loader_names(loop: cst.For) -> list[str]:
+    """The names a loop over ``pl.MpDeviceLoader(...)`` (XLA302's, maybe inside ``enumerate`` or
+    ``tqdm``) binds to its batch's tensors: they arrive on the device already."""
+    iterable, target = loop.iter, loop.target
+    while isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.args:
+        if iterable.func.value == "enumerate":
+            if not (isinstance(target, cst.Tuple) and len(target.elements) == 2):
+                return []
+            target = target.elements[1].value
+        elif iterable.func.value != "tqdm":
+            break
+        iterable = iterable.args[0].value
+    if not isinstance(iterable, cst.Call) or code_of(iterable.func) != "pl.MpDeviceLoader":
+        return []
+    if isinstance(target, cst.Name):
+        return [] if MODULE_NAME.search(target.value) else [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)) and all(isinstance(e.value, cst.Name) for e in target.elements):
+        return [e.value.value for e in target.elements]
+    return []
 
 
 def _moved_names(statement: cst.CSTNode) -> list[str]:

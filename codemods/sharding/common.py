@@ -28,6 +28,17 @@ UNCONVERTED = (
     "torch.distributed.tensor",
     "torch.distributed._tensor",
 )
+# Processes started or replicated by the script: one SPMD program cannot be part of them. A sharded
+# script launched by mp.spawn (PyTorch's FSDP tutorial) stays flagged until its launcher has an
+# SPMD form (the worker called once, in the one process)
+MULTIPROCESS = (
+    "torch.multiprocessing.spawn",
+    "torch.multiprocessing.start_processes",
+    "torch_xla.launch",
+    "torch_xla.distributed.xla_multiprocessing.spawn",
+    "torch.nn.parallel.DistributedDataParallel",
+    "torch.nn.parallel.distributed.DistributedDataParallel",
+)
 INIT_PROCESS_GROUP = "torch.distributed.init_process_group"
 DESTROY_PROCESS_GROUP = "torch.distributed.destroy_process_group"
 INIT_DEVICE_MESH = ("torch.distributed.device_mesh.init_device_mesh", "torch.distributed.init_device_mesh")
@@ -37,7 +48,8 @@ class ShardingRule(Rule):
     """A rule of this family: it acts only in a file that shards its model and sets its processes
     up (decided once a file: it imports FSDP, FSDP2 or a device mesh, and calls
     ``init_process_group`` or ``init_device_mesh``, which become the SPMD set-up), and uses no
-    parallelism without an SPMD form here (RPC, pipelines, DTensor's tensor parallelism), under
+    parallelism without an SPMD form here (RPC, pipelines, DTensor's tensor parallelism) and
+    starts or replicates no processes (``mp.spawn``, ``torch_xla.launch``, DDP), under
     the targets where SPMD is the script's form. A module that only wraps (a trainer library
     whose script joins the group) stays flagged (XLA608): without ``xr.use_spmd()`` FSDPv2 fails."""
 
@@ -48,15 +60,18 @@ class ShardingRule(Rule):
 
     def visit_Module(self, node: cst.Module) -> None:
         if "shards" not in self.ctx.shared:
-            names = []
+            names, calls = [], []
             for statement in subtree(node):
                 if isinstance(statement, (cst.Import, cst.ImportFrom)):
                     self.ctx.learn_import(statement)
                     names += _imported(statement)
+                elif isinstance(statement, cst.Call):
+                    calls.append(statement.func)
             self.ctx.shared["shards"] = (
                 any(name.startswith(SHARDING_MODULES) or name in INIT_DEVICE_MESH for name in names)
                 and not any(name.startswith(UNCONVERTED) for name in names)
                 and any(f.rsplit(".", 1)[-1] in self.ctx.source for f in (INIT_PROCESS_GROUP, *INIT_DEVICE_MESH))
+                and not any(self.ctx.qualname(func) in MULTIPROCESS for func in calls)
             )
         self.shards = self.ctx.shared["shards"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.sharding.common import SPMD_GUIDE, XS, ShardingRule, imports_behind
-from migrate_xla.rule import call_arg, code_of
+from migrate_xla.rule import TORCH, call_arg, code_of
 
 FULLY_SHARD = (
     "torch.distributed.fsdp.fully_shard",
@@ -13,6 +13,7 @@ FULLY_SHARD = (
     "torch.distributed.fsdp._fully_shard.fully_shard",
 )
 DROPPED = {
+    "mp_policy": "bfloat16 compute is `torch.autocast('xla', dtype=torch.bfloat16)` around the module's forward",
     "reshard_after_forward": "XLA's partitioner decides when a gathered parameter is freed",
     "offload_policy": "the parameters stay in device memory (no host offload): check that the model fits",
 }
@@ -33,8 +34,10 @@ class FullyShardToMarks(ShardingRule):
     The mesh is the call's ``mesh=`` (an ``xs.Mesh`` after XLA623), else the global mesh. The
     parameters must be on the XLA device when the loop runs (a model built on the ``meta``
     device and materialised after ``fully_shard`` must be moved first). ``reshard_after_forward``
-    and ``offload_policy`` go, with the reason; ``mp_policy`` and the other keywords, or a call
-    whose value is used, are flagged (XLA608 stays).
+    and ``offload_policy`` go, with the reason; ``mp_policy=MixedPrecisionPolicy(param_dtype=
+    torch.bfloat16)`` becomes the module's forward under bfloat16 autocast, as XLA621 does for
+    FSDP v1's ``MixedPrecision``; other keywords, or a call whose value is used, are flagged
+    (XLA608 stays).
     """
 
     CODE = "XLA622"
@@ -61,20 +64,30 @@ class FullyShardToMarks(ShardingRule):
         plan = self._plan(original)
         if plan is None:
             return updated
-        module, mesh, dropped = plan
+        module, mesh, dropped, autocast = plan
         loop = cst.parse_statement(
             f"for param in {module}.parameters():\n"
             f"    xs.mark_sharding(param, {mesh}, ({mesh}.axis_names[-1],) + (None,) * (param.dim() - 1))\n"
         )
         loop = loop.with_changes(leading_lines=updated.leading_lines)
+        replacement = loop
+        if autocast:
+            replacement = cst.FlattenSentinel(
+                [
+                    loop,
+                    cst.parse_statement(
+                        f'{module}.forward = torch.autocast("xla", dtype=torch.bfloat16)({module}.forward)'
+                    ),
+                ]
+            )
         reasons = "; ".join(f"`{k}` dropped: {DROPPED[k]}" for k in dropped)
         return self.replace(
             original,
             updated,
-            loop,
+            replacement,
             f"`fully_shard` -> each parameter of `{module}` sharded on its first dimension over the mesh "
             f"(`xs.mark_sharding`), FSDP2's layout ({SPMD_GUIDE})" + (f"; {reasons}" if reasons else ""),
-            imports=[XS],
+            imports=[XS, TORCH] if autocast else [XS],
             drop_if_unused=imports_behind(self, original),
         )
 
@@ -88,14 +101,30 @@ class FullyShardToMarks(ShardingRule):
             return None
         if any(a.star for a in call.args) or len([a for a in call.args if a.keyword is None]) != 1:
             return None
-        dropped = []
+        dropped, autocast = [], False
         for arg in call.args:
             if arg.keyword is None or arg.keyword.value == "mesh":
                 continue
-            if arg.keyword.value not in DROPPED:
+            if arg.keyword.value == "mp_policy" and self._half(arg.value):
+                autocast = True
+            elif arg.keyword.value not in DROPPED:
                 return None
             dropped.append(arg.keyword.value)
         mesh = call_arg(call, None, "mesh")
         if mesh is not None and not isinstance(mesh.value, (cst.Name, cst.Attribute)):
             return None
-        return code_of(call.args[0].value), code_of(mesh.value) if mesh is not None else "xs.get_global_mesh()", dropped
+        module = call.args[0].value
+        if autocast and not isinstance(module, (cst.Name, cst.Attribute)):
+            return None
+        mesh_code = code_of(mesh.value) if mesh is not None else "xs.get_global_mesh()"
+        return code_of(module), mesh_code, dropped, autocast
+
+    def _half(self, value: cst.BaseExpression) -> bool:
+        """``MixedPrecisionPolicy(param_dtype=torch.bfloat16)`` (or float16) written in the call."""
+        if (
+            not isinstance(value, cst.Call)
+            or (self.qualname(value.func) or "").rsplit(".", 1)[-1] != "MixedPrecisionPolicy"
+        ):
+            return False
+        dtype = call_arg(value, 0, "param_dtype")
+        return dtype is not None and self.qualname(dtype.value) in ("torch.bfloat16", "torch.float16", "torch.half")

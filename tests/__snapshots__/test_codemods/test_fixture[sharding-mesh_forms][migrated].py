@@ -1,16 +1,20 @@
 """FSDP2 and device meshes in the forms a training script writes them: a 2-D mesh takes the
 devices the runtime has, fully_shard's keywords go with their reason or are flagged.
-[XLA608, XLA620, XLA622, XLA623]"""
+[XLA103, XLA109, XLA302, XLA608, XLA620, XLA622, XLA623, XLA624]"""
 
 import torch
 from torch.distributed.device_mesh import init_device_mesh
-from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
+from torch.distributed.fsdp import fully_shard
 import numpy as np
+import torch_xla
+import torch_xla.distributed.parallel_loader as pl
 import torch_xla.distributed.spmd as xs
 import torch_xla.runtime as xr
 
+torch.__future__.set_swap_module_params_on_conversion(True)
 
-def build(model, tp_size):
+
+def build(model, tp_size, loader, batches, loss_fn):
     xr.use_spmd()
     mesh = xs.Mesh(np.arange(xr.global_runtime_device_count()), (xr.global_runtime_device_count() // 4, 4), ("dp", "tp"))
     xs.set_global_mesh(mesh)
@@ -22,8 +26,20 @@ def build(model, tp_size):
             xs.mark_sharding(param, mesh, (mesh.axis_names[-1],) + (None,) * (param.dim() - 1))
     for param in model.head.parameters():
         xs.mark_sharding(param, xs.get_global_mesh(), (xs.get_global_mesh().axis_names[-1],) + (None,) * (param.dim() - 1))
-    # TODO(xla-migrate): XLA608 `fully_shard` is `torch.distributed.fsdp`: use PyTorch/XLA's FSDP (`torch_xla.distributed.fsdp`, or FSDP via SPMD), see https://docs.pytorch.org/xla/master/perf/fsdp.html
-    fully_shard(model, mesh=mesh, mp_policy=MixedPrecisionPolicy(param_dtype=torch.bfloat16))
+    for param in model.parameters():
+        xs.mark_sharding(param, mesh, (mesh.axis_names[-1],) + (None,) * (param.dim() - 1))
+    model.forward = torch.autocast("xla", dtype=torch.bfloat16)(model.forward)
     # TODO(xla-migrate): XLA608 `fully_shard` is `torch.distributed.fsdp`: use PyTorch/XLA's FSDP (`torch_xla.distributed.fsdp`, or FSDP via SPMD), see https://docs.pytorch.org/xla/master/perf/fsdp.html
     sharded = fully_shard(model.embed, mesh=mesh)
+    for x, y in pl.MpDeviceLoader(loader, torch_xla.device()):
+        xs.mark_sharding(x, xs.get_global_mesh(), (xs.get_global_mesh().axis_names,) + (None,) * (x.dim() - 1))
+        xs.mark_sharding(y, xs.get_global_mesh(), (xs.get_global_mesh().axis_names,) + (None,) * (y.dim() - 1))
+        loss_fn(model(x), y).backward()
+    step = 0
+    while step < 10:
+        head = model.head.to(torch_xla.device())  # a module moved in the loop (it is called) is no batch
+        batch = next(batches).to(torch_xla.device())
+        xs.mark_sharding(batch, xs.get_global_mesh(), (xs.get_global_mesh().axis_names,) + (None,) * (batch.dim() - 1))
+        loss_fn(head(batch)).backward()
+        step += 1
     return sharded, other
