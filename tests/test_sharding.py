@@ -105,3 +105,7 @@ def test_the_default_target_makes_the_same_spmd_program():
     )
     assert "xs.mark_sharding(param, mesh, (mesh.axis_names[-1],)" in single
     assert "fully_shard" not in single.split('"""', 2)[2]
+    # a script with a process group is one the target rules leave alone: the same program
+    single, _ = migrate_code(FSDP_GPT.read_text(), options_for())
+    spmd, findings = migrate_code(FSDP_GPT.read_text(), options_for(target="spmd"))
+    assert spmd == single and "FSDPv2(" in single and "init_process_group" not in single

@@ -54,7 +54,10 @@ class FsdpToFsdpV2(ShardingRule):
     each with the reason in the finding. A hybrid strategy, a ``device_mesh``, a process group,
     ignored modules, a mixed precision that is not a ``MixedPrecision(...)`` written in the call
     or whose ``param_dtype`` is not bfloat16 / float16, or a call that is not ``name = FSDP(...)``
-    are flagged (XLA608 stays), not half-converted.
+    are flagged (XLA608 stays), not half-converted. FSDPv2 shards the wrapped module's output on
+    its first dimension (a tensor, or a tuple's first tensor): a model that returns a dict (a
+    Hugging Face ``ModelOutput``) needs ``shard_output=`` (torch_xla raises "The output type is
+    not supported" otherwise).
     """
 
     CODE = "XLA621"
