@@ -1,5 +1,5 @@
-"""Sharded training (XLA620-XLA623): FSDP v1 and FSDP2 scripts become SPMD programs that keep
-the unsharded model's losses over four CPU devices, and a wrong sharding is caught.
+"""Sharded training (XLA620-XLA624): FSDP v1 and FSDP2 scripts become SPMD programs that keep
+the unsharded model's losses over four and eight CPU devices, and a wrong sharding is caught.
 
 verify's reference runs the GPU script with CUDA emulated on the CPU, where torch refuses FSDP
 v1 ("FSDP needs a non-CPU accelerator device") and FSDP2 on a "cuda" mesh (its parameters are
@@ -52,10 +52,11 @@ def saved_reference(script: Path, tmp_path: Path) -> Path:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("devices", ["4", "8"])
 @pytest.mark.parametrize("script", [FSDP_GPT, FSDP2_GPT], ids=lambda p: p.stem)
-def test_sharded_example_keeps_the_unsharded_losses_on_four_devices(script, tmp_path, monkeypatch):
+def test_sharded_example_keeps_the_unsharded_losses_on_virtual_devices(script, devices, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("CPU_NUM_DEVICES", "4")
+    monkeypatch.setenv("CPU_NUM_DEVICES", devices)
     trace = saved_reference(script, tmp_path)
     report = tmp_path / "report.json"
     result = run_verify(
