@@ -4,8 +4,8 @@ The migration guide's "Unsupported Operations" and "Debugging and Profiling": wh
 only exists on NVIDIA GPUs must be replaced by a person, and these rules say where and
 with what (one TODO comment a statement, an error for ``--check``). Where an XLA
 counterpart keeps the meaning, the rule converts instead: NVTX ranges become
-``torch_xla.debug.profiler`` traces (XLA804), and ``torch.compile`` gets the ``openxla``
-backend (XLA810, unsafe). XLA899 catches what no rule named. Under ``--runtime torch-tpu``,
+``torch_xla.debug.profiler`` traces (XLA804), and ``torch.compile`` with inductor goes
+(XLA810: XLA compiles the whole step anyway). XLA899 catches what no rule named. Under ``--runtime torch-tpu``,
 streams and events become ``torch.tpu``'s (XLA801, XLA802), ``torch.compile`` gets the
 ``tpu`` backend (XLA810), NVTX is flagged (XLA804), and the messages name TorchTPU's
 counterparts.
