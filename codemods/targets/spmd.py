@@ -4,6 +4,8 @@ mixed with, is flagged (XLA672). See the SPMD user guide (SPMD_DOC)."""
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from codemods.shared.statements import is_import_line
@@ -91,6 +93,9 @@ def _moves_at_import(body) -> bool:
     )
 
 
+OWN_MESH = re.compile(r"set_global_mesh\((?!xs\.get_1d_mesh\(\"data\"\)\))")
+
+
 class SpmdBatchSharding(TargetRule):
     """Each batch is sharded on its batch dimension over the mesh's ``data`` axis.
 
@@ -124,7 +129,10 @@ class SpmdBatchSharding(TargetRule):
     )
 
     def skips(self, module: cst.Module) -> bool:
-        return distributes_itself(self, module) and "use_spmd()" not in self.ctx.source
+        # a mesh of the script's own (the sharding rules' from its device mesh or FSDP, XLA620 and
+        # XLA623) has no "data" axis: those rules shard its batches over the mesh's axes (XLA624)
+        own_mesh = OWN_MESH.search(self.ctx.source) is not None
+        return own_mesh or (distributes_itself(self, module) and "use_spmd()" not in self.ctx.source)
 
     def leave_For(self, original: cst.For, updated: cst.For):
         if self.skip or not isinstance(updated.body, cst.IndentedBlock):
