@@ -250,6 +250,14 @@ class TorchCompileBackend(Rule):
     # -- model.compile() ---------------------------------------------------------------------
     def leave_Expr(self, original: cst.Expr, updated: cst.Expr):
         call = original.value
+        if (
+            isinstance(call, cst.Call)
+            and self.qualname(call.func) == "torch.compile"
+            and self.fixes(call)
+            and self._drops()
+            and code_of(updated.value) != code_of(call)
+        ):
+            return cst.RemoveFromParent()  # `torch.compile(model)` as a statement would be left as `model`
         if not (
             isinstance(call, cst.Call)
             and isinstance(call.func, cst.Attribute)
