@@ -92,7 +92,7 @@ class TorchCompileBackend(Rule):
     DROPPED = (
         "`{code}` compiles with inductor, which generates GPU (Triton) or CPU code, not XLA: removed{tuning}, "
         "since the lazy tensor compiles the whole training step on XLA anyway "
-        f'(`backend="openxla"` would hand Dynamo\'s graphs to XLA: more graphs, slower steps; {DECISION}); '
+        f'(`backend="openxla"` would hand Dynamo\'s graphs to XLA: 4 or more graphs a step, not one; {DECISION}); '
         f"see {DYNAMO_DOC}"
     )
     REBACKED = (
