@@ -141,18 +141,18 @@ def test_unsafe_fixes_are_held_back_by_default():
         import torch_xla
         from torch.utils.data import DataLoader
         train_loader = DataLoader(train_set, batch_size=8, shuffle=True)
-        model = torch.compile(model)
+        adj = torch.sparse_coo_tensor(index, weight, (n, n))
     """
     migrated, diagnostics = migrate_with_findings(code)
     # a hint leaves the code as it is; a fix held back whose code cannot run on XLA is marked
-    todo = "# TODO(xla-migrate): XLA810 "
-    assert migrated.replace(migrated[migrated.index(todo) : migrated.index("model = ")], "") == textwrap.dedent(code)
+    todo = "# TODO(xla-migrate): XLA902 "
+    assert migrated.replace(migrated[migrated.index(todo) : migrated.index("adj = ")], "") == textwrap.dedent(code)
     assert [(d.code, d.severity, d.fixed, d.fix) for d in diagnostics] == [
         ("XLA701", "warning", False, "unsafe"),
-        ("XLA810", "error", False, "unsafe"),  # --check fails until a person decides
+        ("XLA902", "warning", False, "unsafe"),
     ]
     fixed = migrate(code, unsafe_fixes=True)
-    assert "shuffle=True, drop_last=True)" in fixed and 'torch.compile(model, backend="openxla")' in fixed
+    assert "shuffle=True, drop_last=True)" in fixed and "(n, n)).to_dense()" in fixed
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,7 @@ CUDA_LEFT = re.compile(
     r"NVIDIA driver|not compiled with CUDA|CUDA_VISIBLE_DEVICES|cuda.*(not available|unavailable)", re.I
 )
 COMPILE_RULE = "XLA810"
-# torch.compile with a backend for GPUs and CPUs where XLA810's fix was held back: inductor
+# torch.compile with a backend for GPUs and CPUs where XLA810's fix did not apply (--ignore, noqa): inductor
 # failing on XLA tensors, or refused by the TorchTPU emulation (child/compiled.py)
 GPU_COMPILE = re.compile(r"torch\._inductor|InductorError|compiles GPU \(Triton\) or CPU code")
 GPU_BACKENDS = ("inductor", "cudagraphs")
@@ -38,7 +38,8 @@ KNOWN_CRASHES = (
     (
         GPU_COMPILE,
         "torch.compile with inductor, which compiles for GPUs and CPUs, not for the target device: XLA810's "
-        "fix (held back; --unsafe-fixes applies it) compiles with the runtime's backend",
+        "fix, which applies by default, did not apply here (--ignore XLA810, a noqa comment, a backend it "
+        "cannot read): on PyTorch/XLA it drops torch.compile, the lazy tensor compiling the whole step",
         COMPILE_RULE,
     ),
     (
@@ -532,7 +533,7 @@ def _crash(run) -> list[Finding]:
             if pattern.search(site.get("exception", "")):
                 compiled, rule = f"{compiled}: {meaning}", code
                 break
-    if rule == COMPILE_RULE:  # at the torch.compile line that the fix was held back from
+    if rule == COMPILE_RULE:  # at the torch.compile line that the fix did not change
         held = [c for c in getattr(run, "compiled", []) if c.get("backend") in GPU_BACKENDS and c.get("file")]
         if held:
             file, line = held[0]["file"], held[0]["line"]

@@ -8,7 +8,7 @@ the instrumentation kept out of the graphs Dynamo traces.
   keys), its calls run with Dynamo disabled.
 - The migrated run of a PyTorch/XLA migration compiles for real: ``backend="openxla"``
   (XLA810's fix) hands Dynamo's graphs to XLA; a backend that cannot compile for XLA
-  (inductor, where XLA810's fix was held back) fails as it fails without verify. The
+  (inductor, where XLA810's fix did not apply: --ignore, noqa) fails as it fails without verify. The
   instrumentation is made traceable: the forward hook is a no-op while Dynamo traces
   (recorder.on_forward), float64 mode reads no frames then (float64._called_from), and what
   must run at every call, eagerly, is kept out of the graphs (``torch._dynamo.disable``):
@@ -19,7 +19,7 @@ the instrumentation kept out of the graphs Dynamo traces.
   (every op recorded) the migrated run runs compiled code eagerly too.
 - The migrated run of a TorchTPU migration (the "tpu" device emulated on the CPU) runs
   ``backend="tpu"`` (and the other eager backends) eagerly: TorchTPU's compiler is for a
-  TPU, its result must be the eager result. Inductor (XLA810's fix held back) generates GPU
+  TPU, its result must be the eager result. Inductor (where XLA810's fix did not apply) generates GPU
   or CPU code, not TPU code: it is refused with an error that names XLA810.
 
 Each ``torch.compile`` call is noted in the record (``compiled``: the user's file and line,
@@ -81,7 +81,7 @@ TPU_WHY = "TorchTPU's compiler needs a TPU; torch.compile keeps the eager result
 
 
 class UnemulatedCompile(NotImplementedError):
-    """torch.compile with a GPU backend in the TorchTPU emulation (XLA810's fix held back)."""
+    """torch.compile with a GPU backend in the TorchTPU emulation (where XLA810's fix did not apply)."""
 
 
 def _install_compile(recorder: Recorder, config: dict) -> None:
@@ -117,8 +117,8 @@ def _install_compile(recorder: Recorder, config: dict) -> None:
                 _note(recorder, {**site, "ran": "refused"})
                 raise UnemulatedCompile(
                     f"torch.compile with backend {name!r} compiles GPU (Triton) or CPU code, not TPU code: "
-                    f'TorchTPU compiles with backend="{tpu_backend}" (XLA810, held back: --unsafe-fixes '
-                    "applies it), or drop torch.compile"
+                    f'TorchTPU compiles with backend="{tpu_backend}" (XLA810\'s fix, applied unless --ignore or noqa '
+                    "keeps it off), or drop torch.compile"
                 )
             ran = "eagerly" if name in (tpu_backend, *_EAGER_BACKENDS) else "compiled"
             why = TPU_WHY if name == tpu_backend else f"the {name} backend's result is the eager result"
