@@ -634,7 +634,7 @@ def test_a_large_convolutional_model_as_written_decides_only_the_steps_whose_cal
 def test_a_migrated_run_compiling_anew_at_every_step_is_stopped_with_a_finding_not_a_timeout():
     """Shapes that change every step: after three steps that each compiled, a run whose pace
     would pass --timeout stops and says so, with the line where the shapes change."""
-    result = verify(SCRIPTS / "growing_shapes.py", [], Settings(steps=200, timeout=120, tpu_report=False))
+    result = verify(SCRIPTS / "growing_shapes.py", [], Settings(steps=2000, timeout=120, tpu_report=False))
     assert result.verdict == "error" and result.migrated.error.startswith("stopped: compiled new graphs")
     assert len(result.migrated.losses) < 20 and result.migrated.wall_s < 100, result.migrated.error
     finding = next(f for f in result.diagnosis if f.kind == "recompiling")

@@ -8,7 +8,7 @@ torch.manual_seed(0)
 model = nn.Sequential(nn.Linear(8, 32), nn.Tanh(), nn.Linear(32, 1)).cuda()
 optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
 
-for step in range(1000):
+for step in range(5000):
     length = 5 + step  # a new shape every step
     x = torch.randn(4, length, 8).cuda()
     y = torch.randn(4, 1).cuda()
