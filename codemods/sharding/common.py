@@ -83,6 +83,26 @@ class ShardingRule(Rule):
             self.ctx.held_back.setdefault(id(statement), False)
 
 
+class StatementRule(ShardingRule):
+    """A rule of this family that converts whole statements: ``plan`` says what it makes of one
+    (None: not one of its), read from the original; XLA608 is kept off each statement it plans
+    for (``claim``), and ``convert`` writes the statement it becomes."""
+
+    def plan(self, statement: cst.SimpleStatementLine):
+        raise NotImplementedError
+
+    def convert(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine, plan):
+        raise NotImplementedError
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        if self.shards and self.plan(node) is not None:
+            self.claim(node)
+
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
+        plan = self.plan(original) if self.shards else None
+        return updated if plan is None else self.convert(original, updated, plan)
+
+
 def imports_behind(rule: Rule, node: cst.CSTNode) -> list[Import]:
     """The imports behind every name in ``node``: what a fix that replaced it may leave unused."""
     return [spec for n in subtree(node) if isinstance(n, cst.Name) for spec in rule.ctx.import_behind(n)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.sharding.common import FSDPV2, FSDPV2_GUIDE, FUNCTOOLS, XLA_WRAP, ShardingRule, imports_behind
+from codemods.sharding.common import FSDPV2, FSDPV2_GUIDE, FUNCTOOLS, XLA_WRAP, StatementRule, imports_behind
 from migrate_xla.rule import TORCH, call_arg, code_of, drop_items, parse_expr
 
 FSDP_CLASSES = (
@@ -34,7 +34,7 @@ KEPT = {"auto_wrap_policy"}
 NOT_SPMD_STRATEGIES = ("HYBRID_SHARD", "_HYBRID_SHARD_ZERO2")
 
 
-class FsdpToFsdpV2(ShardingRule):
+class FsdpToFsdpV2(StatementRule):
     """``FullyShardedDataParallel(model, auto_wrap_policy=..., mixed_precision=..., ...)`` becomes
     ``FSDPv2(model, auto_wrap_policy=...)``, torch_xla's ``SpmdFullyShardedDataParallel``.
 
@@ -82,16 +82,7 @@ class FsdpToFsdpV2(ShardingRule):
         'model.forward = torch.autocast("xla", dtype=torch.bfloat16)(model.forward)\n'
     )
 
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        if self.shards and self._plan(node) is not None:
-            self.claim(node)
-
-    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
-        if not self.shards:
-            return updated
-        plan = self._plan(original)
-        if plan is None:
-            return updated
+    def convert(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine, plan):
         target, dropped, autocast = plan
         for arg in original.body[0].value.args:
             if arg.keyword is not None and arg.keyword.value not in KEPT:
@@ -142,7 +133,7 @@ class FsdpToFsdpV2(ShardingRule):
             drop_if_unused=imports_behind(self, original.args[0].value),
         )
 
-    def _plan(self, statement: cst.SimpleStatementLine):
+    def plan(self, statement: cst.SimpleStatementLine):
         """(the assigned name, the keywords dropped, whether the forward gets autocast) for
         ``name = FSDP(model, ...)`` that converts whole; None otherwise (flagged where it is FSDP)."""
         if len(statement.body) != 1 or not isinstance(statement.body[0], cst.Assign):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.sharding.common import SPMD_GUIDE, XS, ShardingRule, imports_behind
+from codemods.sharding.common import SPMD_GUIDE, XS, StatementRule, imports_behind
 from migrate_xla.rule import TORCH, call_arg, code_of
 
 FULLY_SHARD = (
@@ -19,7 +19,7 @@ DROPPED = {
 }
 
 
-class FullyShardToMarks(ShardingRule):
+class FullyShardToMarks(StatementRule):
     """``fully_shard(module, mesh=mesh)`` becomes a loop marking each of the module's parameters
     sharded on its first dimension over the mesh's last axis.
 
@@ -54,16 +54,7 @@ class FullyShardToMarks(ShardingRule):
         "    xs.mark_sharding(param, mesh, (mesh.axis_names[-1],) + (None,) * (param.dim() - 1))\n"
     )
 
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        if self.shards and self._plan(node) is not None:
-            self.claim(node)
-
-    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
-        if not self.shards:
-            return updated
-        plan = self._plan(original)
-        if plan is None:
-            return updated
+    def convert(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine, plan):
         module, mesh, dropped, autocast = plan
         loop = cst.parse_statement(
             f"for param in {module}.parameters():\n"
@@ -91,7 +82,7 @@ class FullyShardToMarks(ShardingRule):
             drop_if_unused=imports_behind(self, original),
         )
 
-    def _plan(self, statement: cst.SimpleStatementLine):
+    def plan(self, statement: cst.SimpleStatementLine):
         """(the module's code, the mesh's code, the keywords dropped) for a ``fully_shard(...)``
         statement that converts whole; None otherwise."""
         if len(statement.body) != 1 or not isinstance(statement.body[0], cst.Expr):

@@ -10,7 +10,7 @@ from codemods.sharding.common import (
     NP,
     SPMD_GUIDE,
     XS,
-    ShardingRule,
+    StatementRule,
     imports_behind,
 )
 from migrate_xla.rule import XR, call_arg, code_of, string_value
@@ -18,7 +18,7 @@ from migrate_xla.rule import XR, call_arg, code_of, string_value
 DEVICES = "xr.global_runtime_device_count()"
 
 
-class DeviceMeshToXsMesh(ShardingRule):
+class DeviceMeshToXsMesh(StatementRule):
     """``mesh = init_device_mesh("cuda", (n,), mesh_dim_names=("dp",))`` becomes an ``xs.Mesh`` over
     every device with the same axis names, set as the global mesh.
 
@@ -52,16 +52,7 @@ class DeviceMeshToXsMesh(ShardingRule):
         "xs.set_global_mesh(mesh)\n"
     )
 
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        if self.shards and self._plan(node) is not None:
-            self.claim(node)
-
-    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
-        if not self.shards:
-            return updated
-        plan = self._plan(original)
-        if plan is None:
-            return updated
+    def convert(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine, plan):
         target, rest, names = plan
         first = DEVICES if not rest else f"{DEVICES} // " + (rest[0] if len(rest) == 1 else f"({' * '.join(rest)})")
         shape = ", ".join([first, *rest]) + ("," if not rest else "")
@@ -85,7 +76,7 @@ class DeviceMeshToXsMesh(ShardingRule):
             drop_if_unused=imports_behind(self, original),
         )
 
-    def _plan(self, statement: cst.SimpleStatementLine):
+    def plan(self, statement: cst.SimpleStatementLine):
         """(the assigned name, the later axes' sizes, the axis names' code) for
         ``name = init_device_mesh("cuda", shape, mesh_dim_names=names)``; None otherwise."""
         if len(statement.body) != 1 or not isinstance(statement.body[0], cst.Assign):

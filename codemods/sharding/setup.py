@@ -10,7 +10,7 @@ from codemods.sharding.common import (
     INIT_PROCESS_GROUP,
     SPMD_GUIDE,
     XS,
-    ShardingRule,
+    StatementRule,
     imports_behind,
 )
 from migrate_xla.rule import XR, names_trigger
@@ -19,7 +19,7 @@ SETUP = "xr.use_spmd()"
 FSDP_MESH = 'xs.set_global_mesh(xs.get_1d_mesh("fsdp"))'
 
 
-class SpmdProcessGroup(ShardingRule):
+class SpmdProcessGroup(StatementRule):
     """``init_process_group(...)`` becomes ``xr.use_spmd()`` and a global mesh with an ``fsdp`` axis;
     ``destroy_process_group()`` goes.
 
@@ -50,16 +50,7 @@ class SpmdProcessGroup(ShardingRule):
         'xr.use_spmd()\nxs.set_global_mesh(xs.get_1d_mesh("fsdp"))\nfully_shard(model)\n'
     )
 
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        if self.shards and self._call(node) is not None:
-            self.claim(node)
-
-    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
-        if not self.shards:
-            return updated
-        name = self._call(original)
-        if name is None:
-            return updated
+    def convert(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine, name):
         self.ctx.forget_fixes_inside(original)
         if name == DESTROY_PROCESS_GROUP:
             return self.replace(
@@ -85,7 +76,7 @@ class SpmdProcessGroup(ShardingRule):
             drop_if_unused=imports_behind(self, original),
         )
 
-    def _call(self, statement: cst.SimpleStatementLine) -> str | None:
+    def plan(self, statement: cst.SimpleStatementLine) -> str | None:
         if len(statement.body) != 1 or not isinstance(statement.body[0], cst.Expr):
             return None
         call = statement.body[0].value
