@@ -5,14 +5,13 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.sharding.common import (
-    INIT_DEVICE_MESH,
-    INIT_PROCESS_GROUP,
     NP,
     SPMD_GUIDE,
     XS,
     StatementRule,
     imports_behind,
 )
+from codemods.shared.sharded_models import INIT_DEVICE_MESH, INIT_PROCESS_GROUP
 from migrate_xla.rule import XR, call_arg, code_of, string_value
 
 DEVICES = "xr.global_runtime_device_count()"

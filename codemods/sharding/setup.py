@@ -5,14 +5,12 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.sharding.common import (
-    DESTROY_PROCESS_GROUP,
-    INIT_DEVICE_MESH,
-    INIT_PROCESS_GROUP,
     SPMD_GUIDE,
     XS,
     StatementRule,
     imports_behind,
 )
+from codemods.shared.sharded_models import DESTROY_PROCESS_GROUP, INIT_DEVICE_MESH, INIT_PROCESS_GROUP
 from migrate_xla.rule import XR, names_trigger
 
 SETUP = "xr.use_spmd()"

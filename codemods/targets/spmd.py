@@ -8,6 +8,7 @@ import re
 
 import libcst as cst
 
+from codemods.shared.sharded_models import INIT_PROCESS_GROUP, shards_its_model
 from codemods.shared.statements import is_import_line
 from codemods.shared.training_loops import calls_training_step
 from codemods.targets.common import (
@@ -204,6 +205,9 @@ class SpmdWithMultiprocessing(Rule):
     groups and ``DistributedDataParallel`` have to go, not be translated: the rule
     reports them and changes nothing (``--target multiprocess`` keeps that form).
 
+    A script that shards its model with FSDP or a device mesh keeps its ``init_process_group``
+    unflagged: the sharding rules make it the SPMD set-up (XLA620).
+
     PyTorch/XLA only: it guards torch_xla's SPMD form, and ``--runtime torch-tpu`` refuses
     ``--target spmd``.
     """
@@ -226,8 +230,13 @@ class SpmdWithMultiprocessing(Rule):
         "mp.spawn(train, nprocs=8)\n"
     )
 
+    def visit_Module(self, node: cst.Module) -> None:
+        self.shards = shards_its_model(self, node)
+
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         name = self.qualname(original.func)
+        if name == INIT_PROCESS_GROUP and self.shards:
+            return updated  # the sharding rules make it the SPMD set-up (XLA620)
         if name in LAUNCHERS:
             self.flag(
                 original,

@@ -1,0 +1,68 @@
+"""Whether a script shards its model the way the sharding rules (codemods/sharding/) convert it:
+it imports FSDP, FSDP2 or a device mesh, calls ``init_process_group`` or ``init_device_mesh``,
+uses no parallelism without an SPMD form here and starts no processes of its own. Decided once a
+file. Shared by the sharding family (it acts only there) and the ``--target spmd`` rules (XLA672
+leaves the process group that family converts)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from migrate_xla.rule import Rule, dotted_name, subtree
+
+# The modules whose use makes a file one that shards its model
+SHARDING_MODULES = ("torch.distributed.fsdp", "torch.distributed._composable.fsdp", "torch.distributed.device_mesh")
+# Parallelism without an SPMD form here yet: a file that uses one keeps all its sharding flagged
+# (XLA608), never half-converted
+UNCONVERTED = (
+    "torch.distributed.rpc",
+    "torch.distributed.pipelining",
+    "torch.distributed.pipeline",
+    "torch.distributed.tensor",
+    "torch.distributed._tensor",
+)
+# Processes started or replicated by the script: one SPMD program cannot be part of them. A sharded
+# script launched by mp.spawn (PyTorch's FSDP tutorial) stays flagged until its launcher has an
+# SPMD form (the worker called once, in the one process)
+MULTIPROCESS = (
+    "torch.multiprocessing.spawn",
+    "torch.multiprocessing.start_processes",
+    "torch_xla.launch",
+    "torch_xla.distributed.xla_multiprocessing.spawn",
+    "torch.nn.parallel.DistributedDataParallel",
+    "torch.nn.parallel.distributed.DistributedDataParallel",
+)
+INIT_PROCESS_GROUP = "torch.distributed.init_process_group"
+DESTROY_PROCESS_GROUP = "torch.distributed.destroy_process_group"
+INIT_DEVICE_MESH = ("torch.distributed.device_mesh.init_device_mesh", "torch.distributed.init_device_mesh")
+
+
+def shards_its_model(rule: Rule, module: cst.Module) -> bool:
+    """Whether ``module`` shards its model (the module docstring), decided once a file; the file's
+    imports are learned on the way."""
+    ctx = rule.ctx
+    if "shards its model" not in ctx.shared:
+        names, calls = [], []
+        for statement in subtree(module):
+            if isinstance(statement, (cst.Import, cst.ImportFrom)):
+                ctx.learn_import(statement)
+                names += _imported(statement)
+            elif isinstance(statement, cst.Call):
+                calls.append(statement.func)
+        ctx.shared["shards its model"] = (
+            any(name.startswith(SHARDING_MODULES) or name in INIT_DEVICE_MESH for name in names)
+            and not any(name.startswith(UNCONVERTED) for name in names)
+            and any(f.rsplit(".", 1)[-1] in ctx.source for f in (INIT_PROCESS_GROUP, *INIT_DEVICE_MESH))
+            and not any(ctx.qualname(func) in MULTIPROCESS for func in calls)
+        )
+    return ctx.shared["shards its model"]
+
+
+def _imported(statement: cst.Import | cst.ImportFrom) -> list[str]:
+    """The qualified names an import statement binds."""
+    if isinstance(statement.names, cst.ImportStar):
+        return [dotted_name(statement.module)] if statement.module is not None else []
+    if isinstance(statement, cst.Import):
+        return [dotted_name(alias.name) for alias in statement.names]
+    module = dotted_name(statement.module) if statement.module is not None else ""
+    return [f"{module}.{dotted_name(alias.name)}" for alias in statement.names]
