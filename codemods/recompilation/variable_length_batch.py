@@ -106,7 +106,11 @@ class VariableLengthBatch(CompiledOnly, Rule):
             is_literal(padding.value, "True") or string_value(padding.value) == "longest"
         )
         collator = self._collator(original)
-        if (longest or (collator and padding is None)) and call_arg(original, None, "pad_to_multiple_of") is None:
+        # padded to the longest, by a padding= that says so or by a collator's default
+        to_longest = (longest or (collator and padding is None)) and call_arg(
+            original, None, "pad_to_multiple_of"
+        ) is None
+        if to_longest:
             # a tokenizer or processor (matched by shape) in a file that uses transformers: another
             # library's padding= may not take pad_to_multiple_of
             hugging_face = collator or "transformers" in self.ctx.source
@@ -123,10 +127,9 @@ class VariableLengthBatch(CompiledOnly, Rule):
                 )
         if self.qualname(original.func) == PAD_SEQUENCE:
             message = "`pad_sequence` pads to the longest sequence of each batch"
-        elif longest and call_arg(original, None, "pad_to_multiple_of") is None:
-            message = f"`padding={snippet(padding.value)}` pads to the longest sequence of each batch"
-        elif collator and padding is None and call_arg(original, None, "pad_to_multiple_of") is None:
-            message = f"`{collator}` pads to the longest sequence of each batch"
+        elif to_longest:
+            what = f"`padding={snippet(padding.value)}`" if longest else f"`{collator}`"
+            message = f"{what} pads to the longest sequence of each batch"
         elif self._is_longest_length(original):
             message = f"the collate function pads to `{snippet(original)}`, the longest sequence of the batch"
         if message is not None and self.matters():

@@ -249,7 +249,8 @@ def compare(
     else:
         default_rtol, default_atol = tolerance_for(reference.precision, migrated.precision)
         source = f"by precision ({reference.precision} reference, {migrated.precision} migrated)"
-    if rtol is not None or atol is not None:
+    given = rtol is not None or atol is not None
+    if given:
         source = "given (--rtol/--atol)"
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol
@@ -262,6 +263,9 @@ def compare(
             f"(batch norm statistics in one pass, convolutions summed in another order) (rtol {', '.join(f'{r:.2g}' for r in result.rtol_by_step)} by step)"
         )
     _compare_losses(result)
+    # a tolerance the user gives decides every step: it is theirs
+    bounded = [given or _rtol_at(result, i) <= DECIDING_RTOL for i in range(result.steps_compared)]
+    result.steps_deciding = bounded.index(False) if False in bounded else result.steps_compared
     result.diagnosis = diagnose(result)
     failed = next((run for run in (reference, migrated) if run.error), None)
     bad = [(run, i) for run in (reference, migrated) for i, v in enumerate(run.losses) if not _finite(v)][:1]
@@ -318,10 +322,14 @@ def _tolerance(result: Result) -> str:
 
 
 def _tolerance_at(result: Result, i: int) -> str:
-    """The tolerance at step ``i`` (0-based)."""
-    rtol = result.rtol_by_step[i] if i < len(result.rtol_by_step) else result.rtol
+    """The tolerance at step ``i`` (0-based), in words."""
     calibrated = "calibrated " if i < len(result.rtol_by_step) else ""
-    return f"{calibrated}rtol {rtol:.2g}, atol {result.atol:g}"
+    return f"{calibrated}rtol {_rtol_at(result, i):.2g}, atol {result.atol:g}"
+
+
+def _rtol_at(result: Result, i: int) -> float:
+    """The relative tolerance at step ``i`` (0-based): the twin's calibration where one ran."""
+    return result.rtol_by_step[i] if i < len(result.rtol_by_step) else result.rtol
 
 
 def _compare_losses(result: Result) -> None:
@@ -332,14 +340,12 @@ def _compare_losses(result: Result) -> None:
         if not (_finite(ref) and _finite(mig)):
             break
         result.steps_compared = i + 1
-        rtol = result.rtol_by_step[i] if i < len(result.rtol_by_step) else result.rtol
+        rtol = _rtol_at(result, i)
         diff = abs(mig - ref)
         result.max_abs_diff = max(result.max_abs_diff, diff)
         result.max_rel_diff = max(result.max_rel_diff, diff / abs(ref) if ref else (0.0 if diff == 0 else math.inf))
         if result.first_mismatch is None and diff > result.atol + rtol * abs(ref):
             result.first_mismatch = i + 1
-        if result.steps_deciding == i and (rtol <= DECIDING_RTOL or result.tolerance_source.startswith("given")):
-            result.steps_deciding = i + 1
 
 
 def _calibrated(reference: list, twin: list, floor: float) -> list[float]:
