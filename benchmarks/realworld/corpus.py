@@ -46,7 +46,17 @@ REPOS = {
 }
 
 
-def case(name, repo, files, script, args=(), cwd=".", data=(), env=None, stubs=(), tags=()):
+def pin(repos: dict) -> None:
+    """Add other modules' pinned commits to REPOS (the same commit where one is already pinned)."""
+    for repo, commit in repos.items():
+        if REPOS.setdefault(repo, commit) != commit:
+            raise ValueError(f"{repo}: pinned at {REPOS[repo]} and at {commit}")
+
+
+def case(name, repo, files, script, args=(), cwd=".", data=(), env=None, stubs=(), tags=(), verify=()):
+    """One case. A path in ``files`` that ends with "/" is a folder: all of it, at the same place
+    under the destination folder. ``verify``: arguments for ``xla-migrate verify`` beyond run.py's
+    own (``--steps 3`` where a step takes minutes on 2 cores)."""
     if isinstance(files, (list, tuple)):
         files = {f: f for f in files}
     return {
@@ -61,6 +71,7 @@ def case(name, repo, files, script, args=(), cwd=".", data=(), env=None, stubs=(
         "data": [list(d) for d in data],
         "stubs": list(stubs),
         "tags": list(tags),
+        "verify": list(verify),
     }
 
 
@@ -664,3 +675,8 @@ CASES = [
 from corpus_frameworks import FRAMEWORK_CASES  # noqa: E402
 
 CASES += FRAMEWORK_CASES
+
+# Real projects (issue 40), tagged "project": a module a domain under projects/
+from projects import PROJECT_CASES  # noqa: E402
+
+CASES += PROJECT_CASES

@@ -14,16 +14,14 @@ repository is 1.3 GB.
 
 from __future__ import annotations
 
-from corpus import REPOS, case
+from corpus import case, pin
 
 FRAMEWORK_REPOS = {
     "Lightning-AI/pytorch-lightning": "7f0c3436cd3f6ad3753125672024fc415cbcb414",
     "Lightning-AI/tutorials": "15817658a2d63afa338b9e1cd8454fb98d746fac",
     "rasbt/machine-learning-book": "35ab3774e8e249c43a98209d8efd94c060102003",
 }
-for _repo, _commit in FRAMEWORK_REPOS.items():
-    if REPOS.setdefault(_repo, _commit) != _commit:
-        raise ValueError(f"{_repo}: corpus.py pins {REPOS[_repo]}, corpus_frameworks.py {_commit}")
+pin(FRAMEWORK_REPOS)
 
 PL = "Lightning-AI/pytorch-lightning"
 MNIST_60K = {"n_train": 60000}  # the scripts split 60,000 training images into 55,000 and 5,000

@@ -29,6 +29,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from corpus import CASES  # noqa: E402
+import projects  # noqa: E402
 
 # ---------------------------------------------------------------------------- mirrors
 
@@ -51,6 +52,29 @@ def git_show(git_dir: str, commit: str, path: str) -> bytes:
     return subprocess.run(
         ["git", "--git-dir", git_dir, "show", f"{commit}:{path}"], check=True, capture_output=True
     ).stdout
+
+
+def git_files(git_dir: str, commit: str, folder: str) -> list[str]:
+    """The files under FOLDER (a repository path ending with "/") at COMMIT."""
+    out = subprocess.run(
+        ["git", "--git-dir", git_dir, "ls-tree", "-r", "--name-only", commit, "--", folder],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return out.splitlines()
+
+
+def expand_files(git_dir: str, commit: str, files: dict) -> dict:
+    """The case's file map with each folder entry ("src/" -> "dst/") replaced by its files."""
+    out = {}
+    for src, dst in files.items():
+        if not src.endswith("/"):
+            out[src] = dst
+            continue
+        for path in git_files(git_dir, commit, src):
+            out[path] = dst + path[len(src) :]
+    return out
 
 
 # a line magic, cell magic or shell escape; not a continued line that starts with an operator
@@ -414,6 +438,11 @@ STUBS = {
     },
 }
 
+for _table, _more, _what in ((GENERATORS, projects.GENERATORS, "generator"), (STUBS, projects.STUBS, "stand-in")):
+    for _name in _more.keys() & _table.keys():
+        raise SystemExit(f"projects: {_what} {_name!r} is also defined in prepare.py")
+    _table.update(_more)
+
 # ---------------------------------------------------------------------------- layout
 
 
@@ -421,7 +450,7 @@ def lay_out(c: dict, out: str, mirrors: str) -> dict:
     folder = os.path.join(out, c["name"])
     os.makedirs(folder, exist_ok=True)
     git_dir = find_mirror(mirrors, c["repo"])
-    for src, dst in c["files"].items():
+    for src, dst in expand_files(git_dir, c["commit"], c["files"]).items():
         data = git_show(git_dir, c["commit"], src)
         if src.endswith(".ipynb") and dst.endswith(".py"):
             data = notebook_to_script(data)

@@ -299,6 +299,7 @@ def verify(c, a, base, env, extra):
         c["case_dir"],
         "--runtime",
         a.runtime,
+        *c.get("verify", []),
         *extra,
         "--",
         *c["args"],
@@ -404,6 +405,19 @@ def run_case(c, a, work, env):
     # 4. owner of a failure
     row["owner"], row["cause"] = owner(c, row, report, log, mig, env, a.python)
     return row
+
+
+def summary(kind: str, rows: list[dict]) -> str:
+    """One figure: how many of the cases verify match, and of those the script's own failures
+    (it fails as written) and the machine's (a missing module, a timeout on 2 cores) left out."""
+    n_match = sum(r["verdict"] == "match" for r in rows)
+    n_unsafe = sum(r.get("unsafe", {}).get("verdict") == "match" for r in rows)
+    counted = [r for r in rows if r.get("owner", "").rstrip("?") not in ("script", "environment")]
+    return (
+        f"{kind}: verified match {n_match}/{len(rows)} as migrated by default "
+        f"({n_match}/{len(counted)} of those that run as written and fit this machine), "
+        f"{n_match + n_unsafe}/{len(rows)} with the unsafe fixes the findings offer where the default did not match"
+    )
 
 
 def fmt_rel(v):
@@ -518,12 +532,14 @@ def main():
         print(
             f"| {r['case']} | {r['repo']} @ {r['commit'][:7]} | {r['script']} | {m} | {verdict} | {fmt_rel(r.get('max_rel_diff'))} | {r.get('owner', '')} | {cause} |"
         )
-    n_match = sum(r["verdict"] == "match" for r in rows)
-    n_unsafe = sum(r.get("unsafe", {}).get("verdict") == "match" for r in rows)
-    print(
-        f"\nverified match: {n_match}/{len(rows)} as migrated by default, {n_match + n_unsafe}/{len(rows)} with the "
-        f"unsafe fixes the findings offer where the default did not match; results in {results_path}"
-    )
+    print()
+    for kind, group in (
+        ("tutorials", [r for r in rows if "project" not in r.get("tags", [])]),
+        ("projects", [r for r in rows if "project" in r.get("tags", [])]),
+    ):
+        if group:
+            print(summary(kind, group))
+    print(f"results in {results_path}")
     if not a.keep:
         print(f"(work folder {work} kept for this run's logs)")
 
