@@ -29,7 +29,8 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from corpus import CASES  # noqa: E402
-import projects  # noqa: E402
+from projects import GENERATORS as PROJECT_GENERATORS  # noqa: E402
+from projects import STUBS as PROJECT_STUBS  # noqa: E402
 
 # ---------------------------------------------------------------------------- mirrors
 
@@ -438,7 +439,7 @@ STUBS = {
     },
 }
 
-for _table, _more, _what in ((GENERATORS, projects.GENERATORS, "generator"), (STUBS, projects.STUBS, "stand-in")):
+for _table, _more, _what in ((GENERATORS, PROJECT_GENERATORS, "generator"), (STUBS, PROJECT_STUBS, "stand-in")):
     for _name in _more.keys() & _table.keys():
         raise SystemExit(f"projects: {_what} {_name!r} is also defined in prepare.py")
     _table.update(_more)
