@@ -1,7 +1,7 @@
 """Migrate, check and verify the cases prepare.py laid out; print a row per case and who owns a failure.
 
 Usage: python run.py OUT_DIR [--only a,b] [--jobs 1] [--runtime torch-xla|torch-tpu] [--keep RUNS]
-                     [--no-verify] [--steps 10] [--timeout 600] [--results FILE]
+                     [--no-verify] [--cost] [--steps 10] [--timeout 600] [--results FILE]
                      [--table] [--reclassify]
 
 For each case (OUT_DIR/cases.json, written by prepare.py):
@@ -11,6 +11,8 @@ For each case (OUT_DIR/cases.json, written by prepare.py):
      `%matplotlib inline` cell between) and check that `xla-migrate --diff` on it exits 0 or 1;
   3. `xla-migrate verify SCRIPT --steps N --json ... --project CASE -- ARGS` of the original, in its folder,
      and again with --unsafe-fixes where that failed and the findings name a fix held back;
+     with --cost, time the two runs as written alone too (verify --precision native --no-tpu-report),
+     for verify's cost against them;
   4. for a failure, guess the owner (rewriter / harness / runtime / environment / script) from
      the report and the logs, running the original plainly under verify's CUDA emulation where
      the reference failed.
@@ -29,6 +31,7 @@ import os
 import re
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -280,8 +283,9 @@ def owner(c, row, report, log, migrated_dir, env, py):
 
 def verify(c, a, base, env, extra):
     """``xla-migrate verify`` of the case's original in its folder: (report or None, exit status, log).
-    Kept as BASE/verify.json and verify.log (verify-unsafe.* with --unsafe-fixes)."""
-    tag = "verify-unsafe" if "--unsafe-fixes" in extra else "verify"
+    Kept as BASE/verify.json and verify.log (verify-unsafe.* with --unsafe-fixes, verify-native.*
+    for the runs as written)."""
+    tag = "verify-unsafe" if "--unsafe-fixes" in extra else "verify-native" if "native" in extra else "verify"
     rep = os.path.join(base, f"{tag}.json")
     cmd = [
         a.xm,
@@ -396,6 +400,13 @@ def run_case(c, a, work, env):
     row["verify_s"] = round(time.time() - t0, 1)
     row["verify_rc"] = rc
     row.update(verdict_of(report, rc))
+    if a.cost and report:
+        # the two runs as written alone, side by side as verify runs them (bench_verify_cost.py)
+        t0 = time.time()
+        _, bare_rc, _ = verify(c, a, base, env, ["--precision", "native", "--no-tpu-report"])
+        if bare_rc is not None:
+            row["as_written_s"] = round(time.time() - t0, 1)
+            row["cost_ratio"] = round(row["verify_s"] / row["as_written_s"], 2)
     # 3b. what the findings say to do next: a fix held back by default (--unsafe-fixes)
     diagnostics = [d for f in files for d in f.get("diagnostics", [])]
     held_back = sorted({d["code"] for d in diagnostics if d.get("fix") == "unsafe" and not d.get("fixed")})
@@ -413,11 +424,18 @@ def summary(kind: str, rows: list[dict]) -> str:
     n_match = sum(r["verdict"] == "match" for r in rows)
     n_unsafe = sum(r.get("unsafe", {}).get("verdict") == "match" for r in rows)
     counted = [r for r in rows if r.get("owner", "").rstrip("?") not in ("script", "environment")]
-    return (
+    line = (
         f"{kind}: verified match {n_match}/{len(rows)} as migrated by default "
         f"({n_match}/{len(counted)} of those that run as written and fit this machine), "
         f"{n_match + n_unsafe}/{len(rows)} with the unsafe fixes the findings offer where the default did not match"
     )
+    ratios = [r["cost_ratio"] for r in rows if r.get("cost_ratio")]
+    if ratios:
+        line += (
+            f"; verify's cost against the two runs as written: max {max(ratios):.2f}, median "
+            f"{statistics.median(ratios):.2f} over {len(ratios)} (targets 3 and 1.5)"
+        )
+    return line
 
 
 def fmt_rel(v):
@@ -437,6 +455,11 @@ def main():
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--timeout", type=int, default=600, help="verify's --timeout: seconds each run may take")
     ap.add_argument("--no-verify", action="store_true", help="migrate and check only")
+    ap.add_argument(
+        "--cost",
+        action="store_true",
+        help="also time the two runs as written (verify --precision native --no-tpu-report) for verify's cost ratio",
+    )
     ap.add_argument("--table", action="store_true", help="print the table of the kept results.json; run nothing")
     ap.add_argument(
         "--reclassify", action="store_true", help="guess owners again from the kept reports and logs; run nothing else"
