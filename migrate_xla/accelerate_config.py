@@ -194,11 +194,13 @@ def migrate(text: str, runtime: str = "torch-xla") -> tuple[str, list[Diagnostic
         config.set(affinity, "false", "the NUMA affinity accelerate sets is NVIDIA GPUs' only")
     backend = config.nested.get(("dynamo_config", "dynamo_backend"))
     if backend is not None and backend.value.upper() not in ("NO", ""):
-        config.flag(
+        config.set(
             backend,
-            f"{backend.shown()} compiles with a backend torch_xla cannot run (inductor writes GPU or CPU code; "
-            "accelerate 1.15's TORCHXLA_TRACE_ONCE names a backend torch 2.9 no longer registers): set "
-            '`dynamo_backend: NO` and compile in the script with `torch.compile(model, backend="openxla")`',
+            "NO",
+            "XLA records the whole training step and compiles it as one graph, which is what the compiler was "
+            "there for, and the backend cannot run on XLA (inductor writes GPU or CPU code; accelerate 1.15's "
+            "TORCHXLA_TRACE_ONCE names a backend torch 2.9 no longer registers); XLA810 drops torch.compile "
+            "the same way (docs/decisions.md, 'torch.compile on XLA')",
         )
     return config.text(), sorted(config.findings, key=lambda d: (d.line, d.column))
 

@@ -73,7 +73,7 @@ def test_line_ends_quotes_and_comments_are_kept():
     assert "mixed_precision: bf16\r\n" in lines and "fp16: true\r\n" not in lines
     assert not [line for line in lines if line.startswith("gpu_ids")]
     result = migrated(FIXTURES / "frameworks" / "accelerate_config_no_tpu_form.yaml")
-    assert "  dynamo_backend: INDUCTOR   # as fast as we could get it\n" in result.new_text
+    assert "  dynamo_backend: NO   # as fast as we could get it\n" in result.new_text
 
 
 def test_accelerate_reads_the_migrated_config_as_its_tpu_form(tmp_path):

@@ -27,11 +27,12 @@ class AccelerateConfig(Rule):
     code); ``gpu_ids`` dropped (CUDA's device list); ``enable_cpu_affinity: true`` ->
     ``false`` (NVIDIA's NUMA affinity). Flagged with a TODO comment above the line:
     ``DEEPSPEED``, ``FSDP`` and ``MEGATRON_LM`` (CUDA kernels over NCCL: ``XLA``, and shard
-    in the script with PyTorch/XLA's FSDP or SPMD), ``mixed_precision: fp8``, a
-    ``dynamo_backend`` other than ``NO`` (inductor writes GPU code, and accelerate's
-    TORCHXLA_TRACE_ONCE names a backend torch 2.9 no longer has: compile in the script with
-    ``backend="openxla"``), ``num_machines`` above 1 (a TPU pod is ``tpu_use_cluster: true``
-    with ``tpu_name`` and ``tpu_zone``), and a SageMaker config (no TPUs there). A config for
+    in the script with PyTorch/XLA's FSDP or SPMD), ``mixed_precision: fp8``,
+    ``num_machines`` above 1 (a TPU pod is ``tpu_use_cluster: true`` with ``tpu_name`` and
+    ``tpu_zone``), and a SageMaker config (no TPUs there). A ``dynamo_backend`` other than
+    ``NO`` becomes ``NO``, as XLA810 drops ``torch.compile``: XLA compiles the whole step as
+    one graph already, and the backend cannot run there (inductor writes GPU code, and
+    accelerate's TORCHXLA_TRACE_ONCE names a backend torch 2.9 no longer has). A config for
     the CPU or another accelerator is left as it is.
 
     Under ``--runtime torch-tpu``: accelerate 1.15 knows no TorchTPU device, so a GPU config
@@ -43,7 +44,7 @@ class AccelerateConfig(Rule):
     NAME = "accelerate-config"
     SUMMARY = (
         "Accelerate's config YAML: distributed_type: MULTI_GPU -> XLA, mixed_precision: fp16 -> bf16, gpu_ids "
-        "dropped; DeepSpeed, FSDP, FP8, dynamo backends, several machines flagged"
+        "dropped, dynamo_backend -> NO; DeepSpeed, FSDP, FP8, several machines flagged"
     )
     FIX = SAFE
     TRIGGERS = (NEVER,)

@@ -36,7 +36,10 @@ class HfTrainingArguments(Rule):
     ``half_precision_backend`` dropped (apex's and the CUDA GradScaler's settings);
     ``optim="adamw_torch_fused"`` and ``"adamw_apex_fused"`` -> ``"adamw_torch"`` (fused CUDA
     kernels), and ``optim="adamw_torch"`` added where none is given (transformers 4.57's default
-    on torch 2.8 and later is the fused AdamW, which refuses XLA tensors); ``torch_compile_backend="inductor"`` (or another CUDA backend) -> ``"openxla"``;
+    on torch 2.8 and later is the fused AdamW, which refuses XLA tensors); ``torch_compile=True``,
+    ``torch_compile_mode`` and a CUDA ``torch_compile_backend`` (``"inductor"``, the default)
+    dropped, as XLA810 drops ``torch.compile`` (XLA compiles the whole step as one graph;
+    inductor cannot run on XLA); a backend of ``"openxla"`` or one that is no literal is left;
     ``ddp_backend="nccl"`` dropped (on XLA transformers starts the ``xla`` process group
     itself); ``dataloader_pin_memory=True`` dropped (pinned memory speeds CUDA copies only);
     ``tf32=True`` dropped (transformers raises without an Ampere GPU; TPUs multiply float32 in
@@ -51,8 +54,8 @@ class HfTrainingArguments(Rule):
     CODE = "XLA824"
     NAME = "hf-training-arguments"
     SUMMARY = (
-        'TrainingArguments: fp16=True -> bf16=True, fused/apex optim -> "adamw_torch", torch_compile_backend -> '
-        '"openxla"; fp16_opt_level, half_precision_backend, ddp_backend="nccl", tf32, pin memory dropped'
+        'TrainingArguments: fp16=True -> bf16=True, fused/apex optim -> "adamw_torch"; torch_compile (inductor), '
+        'fp16_opt_level, half_precision_backend, ddp_backend="nccl", tf32, pin memory dropped'
     )
     FIX = SAFE
     TRIGGERS = (names_trigger(*TRAINING_ARGUMENTS),)
@@ -72,6 +75,10 @@ class HfTrainingArguments(Rule):
     }
     FUSED = ("adamw_torch_fused", "adamw_apex_fused", "adamw_torch_npu_fused")
     BNB = ("bnb", "8bit", "paged_", "4bit")
+    # what makes the Trainer compile (a backend or mode given turns torch_compile on); a backend
+    # that is no literal, or "openxla", is the user's choice and left
+    COMPILE = ("torch_compile", "torch_compile_backend", "torch_compile_mode", "torchdynamo")
+    CUDA_BACKENDS = ("inductor", "cudagraphs", "tensorrt", "onnxrt")
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         if self.qualname(original.func) not in TRAINING_ARGUMENTS:
@@ -113,10 +120,18 @@ class HfTrainingArguments(Rule):
                 f'`{shown(optim)}` is a bitsandbytes optimizer (CUDA kernels): use `optim="adamw_torch"` '
                 "(bfloat16 keeps the memory low)"
             )
+        compiling = [call_arg(original, None, k) for k in self.COMPILE]
         backend = call_arg(original, None, "torch_compile_backend")
-        if backend is not None and literal(backend.value) in ("inductor", "cudagraphs", "tensorrt", "onnxrt"):
-            replacement = with_value(replacement, "torch_compile_backend", '"openxla"')
-            changes.append(f'`{shown(backend)}` -> `torch_compile_backend="openxla"`')
+        if any(a is not None and code_of(a.value) not in ("False", "None") for a in compiling) and (
+            backend is None or literal(backend.value) in self.CUDA_BACKENDS
+        ):
+            for arg in filter(None, compiling):
+                replacement = without(replacement, arg.keyword.value)
+            changes.append(
+                f"{', '.join(f'`{shown(a)}`' for a in compiling if a is not None)} dropped (XLA compiles the whole "
+                "training step as one graph; the Trainer's torch.compile would use inductor, which cannot run on "
+                "XLA: XLA810 drops torch.compile the same way)"
+            )
         ddp = call_arg(original, None, "ddp_backend")
         if ddp is not None and literal(ddp.value) == "nccl":
             replacement = without(replacement, "ddp_backend")

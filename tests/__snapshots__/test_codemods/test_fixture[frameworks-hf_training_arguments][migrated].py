@@ -10,10 +10,11 @@ def arguments(args):
         per_device_train_batch_size=8,
         bf16=True,
         optim="adamw_torch",
-        torch_compile=True,
-        torch_compile_backend="openxla",
     )
     evaluation = Seq2SeqTrainingArguments(output_dir="eval", bf16_full_eval=True, predict_with_generate=True, optim="adamw_torch")
     # TODO(xla-migrate): XLA824 `optim="adamw_bnb_8bit"` is a bitsandbytes optimizer (CUDA kernels): use `optim="adamw_torch"` (bfloat16 keeps the memory low); `use_cpu=args.cpu` asks for the CPU: transformers trains on the XLA device unless it is set, so drop it there; see https://huggingface.co/docs/transformers/perf_train_tpu
     small = TrainingArguments(output_dir="small", optim="adamw_bnb_8bit", use_cpu=args.cpu)
-    return training, evaluation, small
+    # inductor by default: a mode alone turns compiling on
+    tuned = TrainingArguments(output_dir="tuned", optim="adamw_torch")
+    switched = TrainingArguments(output_dir="switched", optim="adamw_torch")
+    return training, evaluation, small, tuned, switched
