@@ -74,7 +74,7 @@ def replaced(owner, attr, old):
     now) its bases'."""
     if attr in old:
         return old[attr]
-    for base in getattr(owner, "__mro__", ())[1:]:
+    for base in owner.__mro__[1:] if isinstance(owner, type) else ():  # torch.ops' namespaces answer any name
         found = snapshots.get(id(base), vars(base))
         if attr in found:
             return found[attr]

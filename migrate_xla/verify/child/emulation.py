@@ -209,8 +209,8 @@ def _install_device_shim(device_type: str, module, backends: tuple[str, ...]) ->
     """What every emulated device gets: ``module`` (torch.cuda, torch.tpu) with CPU streams and
     events, ``Tensor.<device_type>()`` and ``Module.<device_type>()`` keeping the tensor,
     autocast and GradScaler on the CPU, ``torch.load`` onto the CPU, ``backends`` of
-    init_process_group as gloo, DDP without device ids, and ``torch.accelerator`` answering
-    the script as one device would."""
+    init_process_group as gloo, DDP without device ids, FSDP and device meshes on the CPU, and
+    ``torch.accelerator`` answering the script as one device would."""
     # streams and events (a data loader that prefetches on a side stream, timm's style)
     default_stream = _Stream()
     module.Stream = _Stream
@@ -316,6 +316,43 @@ def _install_device_shim(device_type: str, module, backends: tuple[str, ...]) ->
         return ddp_init(*bound.args, **bound.kwargs)
 
     ddp.__init__ = ddp_on_cpu
+    _sharding_on_cpu(emulated)
+
+
+def _sharding_on_cpu(emulated: str) -> None:
+    """FSDP at the world size the reference runs (1), on the CPU: FSDP v1 is given the CPU as its
+    device (torch refuses FSDP v1 without an accelerator unless ``device_id`` names the CPU; an
+    index or the emulated device would be a GPU's), and a device mesh of the emulated device is
+    a CPU mesh (FSDP2's ``fully_shard`` expects the parameters on the mesh's device). At world
+    size 1 both shard nothing: what runs is the unsharded model with FSDP's mixed precision."""
+    from torch.distributed import device_mesh
+    from torch.distributed.fsdp import FullyShardedDataParallel
+
+    init_mesh = device_mesh.init_device_mesh
+    mesh_arguments = _binder(init_mesh)
+
+    def mesh_on_cpu(*args, **kwargs):
+        bound = mesh_arguments(*args, **kwargs)
+        if bound is None or bound.arguments.get("device_type") != emulated:
+            return init_mesh(*args, **kwargs)
+        bound.arguments["device_type"] = "cpu"
+        return init_mesh(*bound.args, **bound.kwargs)
+
+    device_mesh.init_device_mesh = mesh_on_cpu
+
+    fsdp_init = FullyShardedDataParallel.__init__
+    fsdp_arguments = _binder(fsdp_init)
+
+    def fsdp_on_cpu(self, *args, **kwargs):
+        bound = fsdp_arguments(self, *args, **kwargs)
+        if bound is None:
+            return fsdp_init(self, *args, **kwargs)
+        device = bound.arguments.get("device_id")
+        if device is None or isinstance(device, int) or torch.device(device).type == emulated:
+            bound.arguments["device_id"] = torch.device("cpu")
+        return fsdp_init(*bound.args, **bound.kwargs)
+
+    FullyShardedDataParallel.__init__ = fsdp_on_cpu
 
 
 def _on_cpu_autocast(original, emulated: str):

@@ -122,6 +122,10 @@ class Recorder:
                 for p in group["params"]:
                     if p.dtype in (torch.float16, torch.bfloat16):
                         self.precisions.add(str(p.dtype).replace("torch.", ""))
+        for module in list(self.modules_seen):
+            dtype = _sharded_param_dtype(module)
+            if dtype in (torch.float16, torch.bfloat16):
+                self.precisions.add(str(dtype).replace("torch.", ""))
 
     # -- the model -------------------------------------------------------------
     def _roots(self) -> list:
@@ -192,8 +196,8 @@ class Recorder:
             trained = {k: p for k, p in tensors.items() if p.requires_grad}
             self.parameters = {
                 "models": [type(m).__name__ for m in self._roots()],
-                "tensors": len(tensors),
-                "numel": sum(p.numel() for p in tensors.values()),
+                "tensors": sum(_held(p)[0] for p in tensors.values()),
+                "numel": sum(_held(p)[1] for p in tensors.values()),
                 "tied": sorted(sorted(names) for names in by_tensor.values() if len(names) > 1),
                 "optimizers": len(_live_optimizers),
                 # held by an optimizer but no part of any model the script runs: it updates
@@ -338,6 +342,27 @@ def _is_compilers_graph(module) -> bool:
     if not isinstance(module, torch.fx.GraphModule):
         return False
     return "dynamo_compile_id" in getattr(module, "meta", {}) or next(module.parameters(), None) is None
+
+
+def _held(p) -> tuple[int, int]:
+    """The parameters and elements a parameter stands for: FSDP v1's FlatParameter holds a
+    module's parameters flattened into one (``use_orig_params=False``, padding aside)."""
+    numels = getattr(p, "_numels", None)
+    if isinstance(numels, tuple):
+        return len(numels), sum(numels)
+    return 1, p.numel()
+
+
+def _sharded_param_dtype(module):
+    """The dtype FSDP runs a module's forward in (its mixed precision's ``param_dtype``), or None:
+    FSDP v1 keeps its policy as ``mixed_precision``, FSDP2 in its state's ``_mp_policy``."""
+    try:
+        policy = getattr(module, "mixed_precision", None)
+        if policy is None and hasattr(module, "_get_fsdp_state"):
+            policy = getattr(module._get_fsdp_state(), "_mp_policy", None)
+        return getattr(policy, "param_dtype", None)
+    except Exception:  # a diagnosis must never break the user's run
+        return None
 
 
 def _precision(seen: set[str]) -> str:
