@@ -321,6 +321,17 @@ class HParams:
 
 contrib = types.SimpleNamespace(training=types.SimpleNamespace(HParams=HParams))
 
+# tensorboard (under torch.utils.tensorboard) imports whatever `tensorflow` it finds and reads
+# tf.io.gfile and the like from it: give it its own stand-in's names
+try:
+    from tensorboard.compat import tensorflow_stub as _stub
+
+    for _name in dir(_stub):
+        if not _name.startswith("__"):
+            globals().setdefault(_name, getattr(_stub, _name))
+except ImportError:
+    pass
+
 
 class logging:
     @staticmethod
