@@ -317,11 +317,13 @@ def assert_walked(report: dict, expected: set[str]) -> None:
 def test_the_reference_runs_wrappers_take_every_call_the_originals_take(tmp_path):
     """The reference run without a GPU (CUDA emulated, float64, random numbers aligned)."""
     config = {"role": "reference", "float64": True, "cuda_api": cuda_refusals.child_facts()}
-    report = walk(tmp_path, config, "cuda")
+    report = walk(tmp_path, config, "cuda", import_first=("torch.distributed.fsdp",))
     assert_walked(
         report,
         {
             "torch.load",
+            "torch.distributed.device_mesh.init_device_mesh",
+            "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel.__init__",
             "torch.amp.autocast_mode.autocast.__init__",
             "torch.amp.grad_scaler.GradScaler.__init__",
             "torch.amp.custom_fwd",

@@ -26,8 +26,7 @@ a script that never imports it pays nothing.
 
 from __future__ import annotations
 
-import importlib.abc
-import sys
+from .shared import _after_import
 
 # Lightning's XLA accelerator modules, in each of its packages
 LIGHTNING_XLA = ("lightning.fabric.accelerators.xla", "lightning_fabric.accelerators.xla")
@@ -87,38 +86,6 @@ def _shuffle_as_on_gpu(module, recorder) -> None:
     module.prepare_data_loader = prepare_data_loader
 
 
-class _AfterImport(importlib.abc.MetaPathFinder):
-    """Runs ``patch(module)`` right after one of ``names`` is executed, once each."""
-
-    def __init__(self, names, patch) -> None:
-        self.names, self.patch, self.busy = set(names), patch, set()
-
-    def find_spec(self, fullname, path, target=None):
-        if fullname not in self.names or fullname in self.busy:
-            return None
-        self.busy.add(fullname)
-        try:
-            import importlib.util
-
-            spec = importlib.util.find_spec(fullname)
-        finally:
-            self.busy.discard(fullname)
-        if spec is None or spec.loader is None:
-            return None
-        loader, patch = spec.loader, self.patch
-
-        class _Loader(importlib.abc.Loader):
-            def create_module(self, spec):
-                return loader.create_module(spec)
-
-            def exec_module(self, module):
-                loader.exec_module(module)
-                patch(module)
-
-        spec.loader = _Loader()
-        return spec
-
-
 def _install_framework_admission(recorder) -> None:
     """In the XLA run: Accelerate shuffles as on the GPU; on CPU PJRT, Lightning's "tpu"
     accelerator counts PJRT's devices."""
@@ -128,11 +95,3 @@ def _install_framework_admission(recorder) -> None:
     if os.environ.get("PJRT_DEVICE", "CPU") != "CPU":
         return  # on a TPU, Lightning counts the chips itself
     _after_import(LIGHTNING_XLA, lambda module: _admit(module, recorder))
-
-
-def _after_import(names, patch) -> None:
-    """``patch(module)`` for each of ``names``: now if imported, else right after its import."""
-    for name in names:
-        if name in sys.modules:
-            patch(sys.modules[name])
-    sys.meta_path.insert(0, _AfterImport(names, patch))
