@@ -204,6 +204,26 @@ CASES = [
         data=[("imagenet_folder", "data")],
         tags=["vision", "timm", "library-recipe", "AMP", "GradScaler", "EMA", "mixup", "cutmix",
               "label-smoothing", "prefetcher", "multi-package"],
+        # two XLA compilations (the first step creates SGD's momentum buffers) take about a minute
+        # each on 2 shared cores: verify's projection from them stops a 10-step run as too slow
+        verify=["--steps", "5"],
+    ),
+    case(
+        "timm_mobilenetv3_rmsproptf",
+        TIMM,
+        {"train.py": "train.py", "timm/": "timm/"},
+        "train.py",
+        [
+            "--data-dir", "data", "--model", "mobilenetv3_small_050", "--num-classes", "4", "--img-size", "64",
+            "-b", "4", "--epochs", "1", "--opt", "rmsproptf", "--opt-eps", ".001", "--lr", ".016",
+            "--sched", "step", "--decay-epochs", "1", "--decay-rate", ".973", "--warmup-epochs", "0",
+            "--aa", "rand-m9-mstd0.5-inc1", "--reprob", "0.2", "--remode", "pixel", "--drop", "0.2",
+            "--channels-last", "--no-prefetcher", "--workers", "1", "--log-interval", "2",
+            "--output", "output", "--checkpoint-hist", "1",
+        ],
+        data=[("imagenet_folder", "data")],
+        tags=["vision", "timm", "library-recipe", "MobileNetV3", "RMSpropTF", "RandAugment",
+              "random-erasing", "channels_last", "no-prefetcher", "step-lr", "multi-package"],
     ),
     # DeiT and ConvNeXt import the timm *library* (pinned at timm==0.3.2, which needs torch._six):
     # timm==0.5.4 in /work/tv is the oldest that imports on torch 2.9 and still has what both
