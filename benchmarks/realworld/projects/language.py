@@ -23,6 +23,7 @@ REPOS = {
     "karpathy/llm.c": "f1e2ace651495b74ae22d45d1723443fd00ecd3a",
     "KellerJordan/modded-nanogpt": "f411b3d346aa52d3504324ca93c230fd84c6c07f",
     "huggingface/accelerate": "16cb6eb80dd9aa8b4df1a63ef57863e455d53b83",
+    "huggingface/peft": "5d602fdbff04c33c1c4de55cda9d4ae1d7cb7e40",
 }
 pin(REPOS)
 
@@ -166,11 +167,24 @@ def gen_tiny_bert_hub(path, repo_id="bert-base-cased", hidden=32, layers=2, head
     BertForPreTraining(cfg).save_pretrained(snap, safe_serialization=True)
 
 
+def gen_text_jsonl(path, n_train=48, n_test=8, seed=4):
+    """A local dataset folder: train.jsonl and test.jsonl of {"text": ...} (openassistant-guanaco's
+    one column, "### Human: ... ### Assistant: ...")."""
+    os.makedirs(path, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    for split, n in (("train", n_train), ("test", n_test)):
+        with open(os.path.join(path, f"{split}.jsonl"), "w") as f:
+            for _ in range(n):
+                text = f"### Human: {_sentence(rng)} ### Assistant: {_sentence(rng)} {_sentence(rng)}"
+                f.write(json.dumps({"text": text}) + "\n")
+
+
 GENERATORS = {
     "tiny_llama": gen_tiny_llama,
     "alpaca_json": gen_alpaca_json,
     "llmc_shards": gen_llmc_shards,
     "tiny_bert_hub": gen_tiny_bert_hub,
+    "text_jsonl": gen_text_jsonl,
 }
 
 # ---------------------------------------------------------------------------- stand-ins
@@ -219,6 +233,8 @@ def get_encoding(name):
 '''
 
 # datasets and evaluate (not on this machine; GLUE MRPC would be downloaded): accelerate's examples
+# call load_dataset("nyu-mll/glue", "mrpc") and evaluate.load("glue", "mrpc"); peft's examples
+# load_dataset(a local folder of train.jsonl/test.jsonl, as gen_text_jsonl writes it)
 # call load_dataset("nyu-mll/glue", "mrpc") and evaluate.load("glue", "mrpc"). The stand-ins
 # give the same structure: a DatasetDict of train/validation/test with columns sentence1,
 # sentence2, label, idx (generated sentence pairs, fixed seed), .map(batched=True,
@@ -330,13 +346,31 @@ def _pairs(n, seed):
                     "idx": list(range(n))})
 
 
-SIZES = {"train": 192, "validation": 64, "test": 64}
+SIZES = {"train": 160, "validation": 32, "test": 32}
+
+
+def _local(folder):
+    """A local dataset folder of SPLIT.jsonl files (what load_dataset(folder) reads)."""
+    import json
+    import os
+
+    out = DatasetDict()
+    for f in sorted(os.listdir(folder)):
+        if f.endswith(".jsonl"):
+            rows = [json.loads(line) for line in open(os.path.join(folder, f)) if line.strip()]
+            out[f[: -len(".jsonl")]] = Dataset({k: [r[k] for r in rows] for k in rows[0]})
+    return out
 
 
 def load_dataset(path, name=None, split=None, **kwargs):
-    if path.rsplit("/", 1)[-1] != "glue" or name != "mrpc":
-        raise NotImplementedError(f"the datasets stand-in has glue/mrpc only, not {path} {name}")
-    d = DatasetDict({k: _pairs(n, seed) for seed, (k, n) in enumerate(SIZES.items())})
+    import os
+
+    if os.path.isdir(path):
+        d = _local(path)
+    elif path.rsplit("/", 1)[-1] == "glue" and name == "mrpc":
+        d = DatasetDict({k: _pairs(n, seed) for seed, (k, n) in enumerate(SIZES.items())})
+    else:
+        raise NotImplementedError(f"the datasets stand-in has glue/mrpc and local jsonl folders only, not {path} {name}")
     return d[split] if split else d
 '''
 
@@ -465,5 +499,28 @@ CASES = [
         stubs=["datasets", "evaluate"],
         tags=["language", "bert", "glue-mrpc", "accelerate", "hub-id-from-local-cache", "pad-to-longest",
               "gather_for_metrics"],
+    ),
+    case(
+        "peft_dora_llama",
+        "huggingface/peft",
+        {"examples/dora_finetuning/dora_finetuning.py": "dora_finetuning.py"},
+        "dora_finetuning.py",
+        [
+            "--base_model", "tiny-llama",
+            "--data_path", "guanaco",
+            "--output_dir", "out",
+            "--batch_size", "1",
+            "--num_epochs", "1",
+            "--cutoff_len", "64",
+            "--use_dora",
+            "--eval_step", "1",
+            "--save_step", "1000",
+            "--device", "auto",
+        ],
+        data=[("tiny_llama", "tiny-llama"), ("text_jsonl", "guanaco")],
+        stubs=["datasets"],
+        tags=["language", "llm", "peft", "DoRA/LoRA", "HF Trainer", "fp16-autocast", "grad-accum-16",
+              "pad-to-max_length", "torch.accelerator"],
+        verify=["--steps", "3"],
     ),
 ]
