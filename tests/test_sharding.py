@@ -1,4 +1,4 @@
-"""Sharded training (XLA620-XLA624): FSDP v1 and FSDP2 scripts become SPMD programs that keep
+"""Sharded training (XLA620-XLA625): FSDP v1, FSDP2 and tensor-parallel scripts become SPMD programs that keep
 the losses of the script as written over four and eight CPU devices, and a wrong sharding is
 caught.
 
@@ -10,6 +10,9 @@ FSDP runs as written, sharding nothing, with its mixed precision; both runs in f
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -18,12 +21,13 @@ from migrate_xla.run import migrate_code, options_for
 
 FSDP_GPT = FIXTURES / "sharding" / "fsdp_gpt.py"
 FSDP2_GPT = FIXTURES / "sharding" / "fsdp2_gpt.py"
+TP_GPT = FIXTURES / "sharding" / "tp_gpt.py"
 STEPS = ["--steps", "4", "--precision", "float64"]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("devices", ["4", "8"])
-@pytest.mark.parametrize("script", [FSDP_GPT, FSDP2_GPT], ids=lambda p: p.stem)
+@pytest.mark.parametrize("script", [FSDP_GPT, FSDP2_GPT, TP_GPT], ids=lambda p: p.stem)
 def test_sharded_example_keeps_the_unsharded_losses_on_virtual_devices(script, devices, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("CPU_NUM_DEVICES", devices)
@@ -48,6 +52,58 @@ def test_a_sharding_that_changes_the_math_is_a_mismatch(tmp_path, monkeypatch):
     result = run_verify(str(FSDP2_GPT), "--migrated", str(sabotaged), *STEPS, "--", "--steps", "4")
     assert result.exit_code == 1, result.output
     assert "verdict: mismatch" in result.output
+
+
+@pytest.mark.slow
+def test_a_head_count_left_per_rank_is_a_mismatch(tmp_path, monkeypatch):
+    """Sabotage: the tensor-parallel model divides its heads by the mesh's size, written for one
+    rank's slice; a migration that leaves that division at the device count (4) computes the
+    whole tensors' attention with a quarter of the heads, and verify must say so."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CPU_NUM_DEVICES", "4")
+    migrated, _ = migrate_code(TP_GPT.read_text(), options_for(target="spmd"))
+    assert "HEADS // xr.world_size()" in migrated
+    sabotaged = tmp_path / "sabotaged.py"
+    sabotaged.write_text(migrated.replace("HEADS // xr.world_size()", "HEADS // xr.global_runtime_device_count()"))
+    result = run_verify(str(TP_GPT), "--migrated", str(sabotaged), *STEPS, "--", "--steps", "4")
+    assert result.exit_code == 1, result.output
+    assert "verdict: mismatch" in result.output
+
+
+@pytest.mark.slow
+def test_the_tensor_parallel_plan_shards_the_weights_as_its_styles_do(tmp_path):
+    """The function XLA625 writes lays each planned weight out as its style does, over the
+    mesh's last axis: a column-parallel Linear by output rows (its bias too), a row-parallel one
+    by input columns (its bias whole), an Embedding by columns; wildcards match one name."""
+    migrated, _ = migrate_code(
+        "import torch\nimport torch.nn as nn\n"
+        "from torch.distributed.device_mesh import init_device_mesh\n"
+        "from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module\n\n"
+        "def main():\n"
+        '    torch.distributed.init_process_group("nccl")\n'
+        '    mesh = init_device_mesh("cuda", (2, 2), mesh_dim_names=("dp", "tp"))\n'
+        "    model = nn.ModuleDict({'emb': nn.Embedding(8, 4), 'layers': nn.ModuleList(\n"
+        "        nn.ModuleDict({'fc': nn.Linear(4, 8), 'out': nn.Linear(8, 4)}) for _ in range(2))}).to('cuda')\n"
+        "    plan = {'emb': ColwiseParallel(), 'layers.*.fc': ColwiseParallel(), 'layers.*.out': RowwiseParallel()}\n"
+        '    parallelize_module(model, mesh["tp"], plan)\n'
+        "    for name, p in model.named_parameters():\n"
+        "        print(name, torch_xla._XLAC._get_xla_sharding_spec(p))\n",
+        options_for(target="spmd"),
+    )
+    assert 'xla_parallelize_module(model, mesh, plan, axis="tp")' in migrated
+    script = tmp_path / "plan.py"
+    script.write_text(migrated + "\nmain()\n")
+    env = {**os.environ, "PJRT_DEVICE": "CPU", "CPU_NUM_DEVICES": "4"}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    specs = dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    # a 2x2 mesh ("dp", "tp"): a dimension split over "tp" is split in 2, the rest replicated over "dp"
+    assert specs["emb.weight"].startswith("{devices=[1,2,2]") and "last_tile_dim_replicate" in specs["emb.weight"]
+    for i in range(2):
+        assert specs[f"layers.{i}.fc.weight"].startswith("{devices=[2,1,2]")
+        assert specs[f"layers.{i}.fc.bias"].startswith("{devices=[2,2]")
+        assert specs[f"layers.{i}.out.weight"].startswith("{devices=[1,2,2]")
+        assert specs[f"layers.{i}.out.bias"] == ""
 
 
 def test_fsdp_scripts_keep_their_form_under_multiprocess():

@@ -16,8 +16,10 @@ dimension over the mesh, FSDP2's own layout (``Shard(0)``); ``init_device_mesh``
 ``xs.Mesh`` with the same axis names over every device the runtime has; the process group goes
 (one process drives every device); the batch the training loop moves to the device is sharded
 on its first dimension over the mesh, so that each device computes its rows as each GPU did.
-A file that also uses what has no SPMD form here yet (RPC, pipelines, DTensor's tensor
-parallelism) keeps all of it flagged (XLA608), never half-converted, and so does a module that
+Tensor parallelism's ``parallelize_module`` with ``ColwiseParallel`` / ``RowwiseParallel``
+becomes marks of the planned weights with their styles' layouts. A file that also uses what has
+no SPMD form here yet (RPC, pipelines, DTensor, other styles, ``loss_parallel``) keeps all of it
+flagged (XLA608), never half-converted, and so does a module that
 wraps a model without setting SPMD up. Both forms were exact to float32 and float64 rounding
 against the unsharded model, two graphs and no recompilation over six AdamW steps. torch's ``fully_shard``
 on an ``"xla"`` DeviceMesh does not run (no process groups), and torch's wrap policies cannot
@@ -33,4 +35,5 @@ PyTorch/XLA only: under ``--runtime torch-tpu`` the scripts keep their torch for
 #   fully_shard.py  XLA622 fully-shard-to-marks
 #   mesh.py         XLA623 device-mesh-to-xs-mesh
 #   batch.py        XLA624 sharded-batch
+#   tensor_parallel.py  XLA625 tensor-parallel-to-marks
 #   common.py       whether a file shards, the guides, the imports the rules add

@@ -26,7 +26,7 @@ class ShardingRule(Rule):
     """A rule of this family: it acts only in a file that shards its model and sets its processes
     up (decided once a file: it imports FSDP, FSDP2 or a device mesh, and calls
     ``init_process_group`` or ``init_device_mesh``, which become the SPMD set-up), and uses no
-    parallelism without an SPMD form here (RPC, pipelines, DTensor's tensor parallelism) and
+    parallelism without an SPMD form here (RPC, pipelines, DTensor and the tensor-parallel styles XLA625 does not convert) and
     starts or replicates no processes (``mp.spawn``, ``torch_xla.launch``, DDP), under
     the targets where SPMD is the script's form. A module that only wraps (a trainer library
     whose script joins the group) stays flagged (XLA608): without ``xr.use_spmd()`` FSDPv2 fails."""

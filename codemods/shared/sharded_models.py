@@ -1,6 +1,7 @@
 """Whether a script shards its model the way the sharding rules (codemods/sharding/) convert it:
-it imports FSDP, FSDP2 or a device mesh, calls ``init_process_group`` or ``init_device_mesh``,
-uses no parallelism without an SPMD form here and starts no processes of its own. Decided once a
+it imports FSDP, FSDP2, tensor parallelism's plan and styles or a device mesh, calls
+``init_process_group`` or ``init_device_mesh``, uses no parallelism without an SPMD form here
+and starts no processes of its own. Decided once a
 file. Shared by the sharding family (it acts only there) and the ``--target spmd`` rules (XLA672
 leaves the process group that family converts)."""
 
@@ -11,7 +12,17 @@ import libcst as cst
 from migrate_xla.rule import Rule, dotted_name, subtree
 
 # The modules whose use makes a file one that shards its model
-SHARDING_MODULES = ("torch.distributed.fsdp", "torch.distributed._composable.fsdp", "torch.distributed.device_mesh")
+SHARDING_MODULES = (
+    "torch.distributed.fsdp",
+    "torch.distributed._composable.fsdp",
+    "torch.distributed.device_mesh",
+    "torch.distributed.tensor.parallel",
+)
+# Tensor parallelism's names that have an SPMD form (codemods/sharding/tensor_parallel.py): the
+# rest of torch.distributed.tensor (DTensor, other styles, loss_parallel) has none here yet
+TENSOR_PARALLEL = tuple(
+    f"torch.distributed.tensor.parallel.{name}" for name in ("parallelize_module", "ColwiseParallel", "RowwiseParallel")
+)
 # Parallelism without an SPMD form here yet: a file that uses one keeps all its sharding flagged
 # (XLA608), never half-converted
 UNCONVERTED = (
@@ -51,7 +62,7 @@ def shards_its_model(rule: Rule, module: cst.Module) -> bool:
                 calls.append(statement.func)
         ctx.shared["shards its model"] = (
             any(name.startswith(SHARDING_MODULES) or name in INIT_DEVICE_MESH for name in names)
-            and not any(name.startswith(UNCONVERTED) for name in names)
+            and not any(name.startswith(UNCONVERTED) and name not in TENSOR_PARALLEL for name in names)
             and any(f.rsplit(".", 1)[-1] in ctx.source for f in (INIT_PROCESS_GROUP, *INIT_DEVICE_MESH))
             and not any(ctx.qualname(func) in MULTIPROCESS for func in calls)
         )
