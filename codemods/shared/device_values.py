@@ -16,8 +16,9 @@ import libcst as cst
 from codemods.shared.statements import dotted
 from migrate_xla.rule import TORCH_XLA, Import, Runtime, code_nodes, code_of, string_value, subtree
 
-# "cuda", "cuda:0", and the templates scripts format an index into: "cuda:", "cuda:{}", "cuda:%d"
-CUDA_NAME = re.compile(r"cuda(:(\d+|\{\w*\}|%[dis])?)?$")
+# "cuda", "cuda:0", and the templates scripts format an index into: "cuda:", "cuda:{}", "cuda:{:d}"
+# (a conversion or format spec: hifi-gan's "cuda:{:d}".format(rank)), "cuda:%d", "cuda:%02d"
+CUDA_NAME = re.compile(r"cuda(:(\d+|\{\w*(![rsa])?(:[^{}]*)?\}|%\d*[dis])?)?$")
 OTHER_DEVICE = re.compile(r"(cpu|mps)(:\d+)?$")
 # The text of every CUDA_NAME literal is_cuda_literal sees: its quote, then cuda (but for
 # escapes, "\x63uda", or a concatenation that splits the word, "cu" "da")

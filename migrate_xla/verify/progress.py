@@ -74,7 +74,12 @@ class RecompilingWatch:
     (a detection model's proposals: torchvision's Faster R-CNN compiled about 60 graphs a step,
     150 s a step on CPU PJRT) would never settle. Such a run is a finding, not a wait."""
 
-    STEPS = 3  # the steps, the first included, that must each have compiled anew
+    # the steps in a row that must each have compiled anew. A step's count is read at its
+    # optimizer step, before the sync that compiles its graph: the count at step k + 1 says
+    # whether step k compiled, so STEPS + 1 counts are read (the first step's graph and the one
+    # its optimizer's new state makes at the second are every training's: timm's ResNet-18 read
+    # 0, 1, 2 graphs at steps 1 to 3, then settled)
+    STEPS = 3
 
     def __init__(self, max_steps: int, timeout: float) -> None:
         self.max_steps = max_steps
@@ -88,8 +93,8 @@ class RecompilingWatch:
         steps, compilations = progress.get("steps", 0), progress["compilations"]
         if not self.seen or steps > self.seen[-1][0]:
             self.seen.append((steps, compilations))
-        last = self.seen[-self.STEPS :]
-        if steps < self.STEPS or len(last) < self.STEPS or steps >= self.max_steps:
+        last = self.seen[-(self.STEPS + 1) :]
+        if len(last) <= self.STEPS or steps >= self.max_steps:
             return None
         if any(later[1] <= earlier[1] for earlier, later in zip(last, last[1:])):
             return None

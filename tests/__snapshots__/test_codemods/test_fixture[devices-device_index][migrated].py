@@ -27,6 +27,7 @@ def formatted(args, rank):
     # Older scripts format the index into the name.
     device = torch_xla.device()
     by_percent = torch_xla.device()
+    with_spec = torch_xla.device()  # hifi-gan's
     # TODO(xla-migrate): XLA899 `"cuda:"` names a CUDA device: on XLA use `torch_xla.device()` (or `"xla"`), and load checkpoints with `map_location="cpu"`; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
     loc = "cuda:" + str(rank)
-    return device, by_percent, torch.load("ckpt.pt", map_location=loc)
+    return device, by_percent, with_spec, torch.load("ckpt.pt", map_location=loc)
