@@ -39,6 +39,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+RECOMPILING = "compiled new graphs at every step"  # verify's stop (migrate_xla/verify/progress.py)
 XM_DEFAULT = os.path.join(ROOT, ".venv", "bin", "xla-migrate")
 PY_DEFAULT = os.path.join(ROOT, ".venv", "bin", "python")
 
@@ -185,13 +186,18 @@ def plain_emulated(c, env, py, timeout=120):
     timeout (so it got past where verify's reference failed, most likely)."""
     boot = (
         "import runpy, sys\n"
+        "from migrate_xla.verify import cuda_refusals\n"
+        "from migrate_xla.verify.child import _enter_in_every_thread\n"
         "from migrate_xla.verify.child.cuda_emulation import _install_cuda_shim\n"
-        "_install_cuda_shim()\n"
+        "from migrate_xla.verify.child.emulation import EmulationMode\n"
+        "_install_cuda_shim(cuda_api=cuda_refusals.child_facts())\n"
+        "_enter_in_every_thread([EmulationMode])\n"
         f"sys.argv = [{c['script']!r}] + {c['args']!r}\n"
         "sys.path.insert(0, '.')\n"
         f"runpy.run_path({c['script']!r}, run_name='__main__')\n"
     )
-    return run_group([py, "-c", boot], c["folder"], env, timeout)
+    # as verify's reference: transformers and accelerate would train on torch_xla's device
+    return run_group([py, "-c", boot], c["folder"], {**env, "USE_TORCH_XLA": "0"}, timeout)
 
 
 def classify(c, report, log, migrated_dir, env, py, verify_rc):
@@ -218,6 +224,8 @@ def classify(c, report, log, migrated_dir, env, py, verify_rc):
     if ref_err:
         err = last_error_line(ref_err) or ref_err[:200]
         m = MISSING.search(ref_err)
+        if m and m.group(1).startswith("torch."):  # torch._six and the like, gone from torch 2.x
+            return "script", f"imports a module torch 2.9 no longer has: {m.group(1)!r}"
         if m:
             return "environment", f"reference: No module named {m.group(1)!r}"
         if "timed out" in ref_err or "timeout" in ref_err.lower()[:80]:
@@ -236,6 +244,8 @@ def classify(c, report, log, migrated_dir, env, py, verify_rc):
         if any(h in plain for h in DRIFT_HINTS) or same:
             return "script", f"fails as written on torch 2.9 (plain run too): {plain}"
         return "harness", f"reference: {err}; plain emulated run: {plain}"
+    if mig_err and RECOMPILING in mig_err:
+        return "runtime?", f"the migrated run compiled new graphs at every step: {last_error_line(mig_err)[:200]}"
     if mig_err:
         err = last_error_line(mig_err) or mig_err[:200]
         m = MISSING.search(mig_err)
@@ -491,7 +501,9 @@ def main():
         if extra:
             env["PYTHONPATH"] = os.pathsep.join(extra)
         for k, v in c.get("env", {}).items():
-            env[k] = v.replace("{case}", c["case_dir"])
+            v = v.replace("{case}", c["case_dir"])
+            # a case's PYTHONPATH (its repository installed with pip install -e) joins the packages'
+            env[k] = os.pathsep.join([v, env["PYTHONPATH"]]) if k == "PYTHONPATH" and env.get(k) else v
         return env
 
     def one(c):

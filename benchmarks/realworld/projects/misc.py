@@ -26,9 +26,8 @@ REPOS = {
 }
 pin(REPOS)
 
-# run.py replaces PYTHONPATH with a case's value: keep its /work/tv (the packages outside .venv)
-# and add the case folder, where the repository's installed package lies
-INSTALLED = {"PYTHONPATH": "/work/tv:{case}"}
+# the case folder on PYTHONPATH (run.py puts it before the packages outside .venv)
+INSTALLED = {"PYTHONPATH": "{case}"}
 
 # ---------------------------------------------------------------------------- data generators
 
@@ -501,30 +500,64 @@ CASES = [
         ["train.py", "env.py", "meldataset.py", "models.py", "utils.py", "config_v1.json"],
         "train.py",
         [
-            "--config", "config_tiny.json",
-            "--training_epochs", "1",
-            "--stdout_interval", "1",
-            "--checkpoint_path", "cp_hifigan",
+            "--config",
+            "config_tiny.json",
+            "--training_epochs",
+            "1",
+            "--stdout_interval",
+            "1",
+            "--checkpoint_path",
+            "cp_hifigan",
         ],
         data=[("hifigan_ljspeech", "LJSpeech-1.1"), ("hifigan_config", "config_tiny.json")],
         stubs=["librosa"],
-        tags=["speech", "vocoder", "GAN", "two-optimizers", "torch.stft", "mp.spawn", "DDP", "weight_norm",
-              "tensorboard", "multi-file"],
+        tags=[
+            "speech",
+            "vocoder",
+            "GAN",
+            "two-optimizers",
+            "torch.stft",
+            "mp.spawn",
+            "DDP",
+            "weight_norm",
+            "tensorboard",
+            "multi-file",
+        ],
     ),
     case(
         "tacotron2",
         "NVIDIA/tacotron2",
         [
-            "train.py", "hparams.py", "model.py", "layers.py", "stft.py", "audio_processing.py", "utils.py",
-            "data_utils.py", "loss_function.py", "logger.py", "plotting_utils.py", "distributed.py",
-            "multiproc.py", "loss_scaler.py", "text/",
+            "train.py",
+            "hparams.py",
+            "model.py",
+            "layers.py",
+            "stft.py",
+            "audio_processing.py",
+            "utils.py",
+            "data_utils.py",
+            "loss_function.py",
+            "logger.py",
+            "plotting_utils.py",
+            "distributed.py",
+            "multiproc.py",
+            "loss_scaler.py",
+            "text/",
         ],
         "train.py",
         ["--output_directory", "outdir", "--log_directory", "logdir", "--hparams", TACOTRON2_HPARAMS],
         data=[("tacotron2_ljspeech", "data")],
         stubs=["librosa", "tensorflow"],
-        tags=["speech", "TTS", "seq2seq-attention", "LSTMCell-decoder-loop", "grad-clipping", "apex-fp16-off",
-              "tf.contrib.HParams", "multi-file"],
+        tags=[
+            "speech",
+            "TTS",
+            "seq2seq-attention",
+            "LSTMCell-decoder-loop",
+            "grad-clipping",
+            "apex-fp16-off",
+            "tf.contrib.HParams",
+            "multi-file",
+        ],
     ),
     case(
         "ncf_neumf",
@@ -534,8 +567,15 @@ CASES = [
         ["--epochs", "1", "--batch_size", "64", "--factor_num", "8", "--num_layers", "2"],
         data=[("ncf_data", "NCF-Data")],
         stubs=["tensorboardX"],
-        tags=["recommendation", "NCF", "embeddings", "negative-sampling", "DataLoader-workers", "scipy.sparse",
-              "multi-file"],
+        tags=[
+            "recommendation",
+            "NCF",
+            "embeddings",
+            "negative-sampling",
+            "DataLoader-workers",
+            "scipy.sparse",
+            "multi-file",
+        ],
     ),
     case(
         "deepctr_deepfm_criteo",
@@ -545,8 +585,16 @@ CASES = [
         cwd="examples",
         env=INSTALLED,
         stubs=["tensorflow"],
-        tags=["recommendation", "CTR", "DeepFM", "keras-like-fit", "library-package", "sklearn", "pandas",
-              "cuda:0-string"],
+        tags=[
+            "recommendation",
+            "CTR",
+            "DeepFM",
+            "keras-like-fit",
+            "library-package",
+            "sklearn",
+            "pandas",
+            "cuda:0-string",
+        ],
     ),
     case(
         "cleanrl_ppo",
@@ -580,7 +628,14 @@ CASES = [
             "data.train_val_test_split=[1000,140,140]",
         ],
         data=[("mnist", "data")],
-        tags=["template", "Lightning", "hydra-config", "rootutils", "LightningDataModule", "torchmetrics",
-              "multi-package"],
+        tags=[
+            "template",
+            "Lightning",
+            "hydra-config",
+            "rootutils",
+            "LightningDataModule",
+            "torchmetrics",
+            "multi-package",
+        ],
     ),
 ]
