@@ -114,12 +114,15 @@ def _launcher(port, env_url=False):
     ]
 
 
-# ACCURACY: the ImageNet example's accuracy() (MoCo's main_moco/main_lincls, SimSiam's main_lincls)
+# ACCURACY: the ImageNet example's accuracy() as MoCo's main_moco.py and main_lincls.py have it
 # does `correct[:k].view(-1)` on `pred.t().eq(...)`: since TensorIterator keeps its input's strides
 # that slice is not contiguous, and view raises "view size is not compatible with input tensor's
 # size and stride" at the first step, on a GPU too, for any batch above one (top-5 of a batch
 # of one is a (5, 1) slice, which views). The cases run a batch of 1 a GPU so that the script
 # trains as written; with -b 4 the original fails in accuracy() before its first backward.
+# SimSiam's main_lincls.py has the fix (`.reshape(-1)`) and runs at -b 4.
+
+
 def _env(port):
     return {"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port)}
 
@@ -222,7 +225,7 @@ CASES = [
             "-j",
             "0",
             "-b",
-            "1",  # see ACCURACY
+            "4",  # its accuracy() reshapes (see ACCURACY)
             "--lr",
             "0.1",
             "--epochs",
