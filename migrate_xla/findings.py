@@ -29,9 +29,10 @@ CELL_NOT_MIGRATED = "XLA001"
 UNUSED_SUPPRESSION = "XLA002"
 # CUDA code no rule converted (codemods/cuda_only/reference_left.py)
 CUDA_REFERENCE_LEFT = "XLA899"
-# Accelerate's config files: migrate_xla/accelerate_config.py converts them,
-# codemods/frameworks/accelerate_config.py documents it
+# Framework config files (YAML): migrate_xla/configs/ converts them, codemods/frameworks/
+# documents each kind: Accelerate's (accelerate_config.py), Lightning Trainer configs (lightning_config.py)
 ACCELERATE_CONFIG = "XLA827"
+LIGHTNING_CONFIG = "XLA828"
 
 
 class RuleError(Exception):

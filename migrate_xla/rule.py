@@ -28,6 +28,7 @@ from migrate_xla.findings import (  # noqa: F401 (the rules' names)
     ACCELERATE_CONFIG,
     CELL_NOT_MIGRATED,
     CUDA_REFERENCE_LEFT,
+    LIGHTNING_CONFIG,
     RUNTIMES,
     SAFE,
     SEVERITIES,

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from migrate_xla import prefilter, registry
-from migrate_xla.findings import ACCELERATE_CONFIG, UNUSED_SUPPRESSION, Diagnostic, MigrationError
+from migrate_xla.findings import UNUSED_SUPPRESSION, Diagnostic, MigrationError
 from migrate_xla.settings import Settings
 from migrate_xla.sources.discovery import CONFIG_SUFFIXES, Found
 from migrate_xla.sources.reading import read_source
@@ -185,16 +185,18 @@ def migrate_file(found: Found, settings: Settings) -> FileResult:
 
 
 def _migrate_config(result: FileResult, settings: Settings) -> FileResult:
-    """A YAML file: an Accelerate config converted (XLA827), any other YAML file left unread
-    (pre-commit may name every staged one): no source, no finding."""
-    from migrate_xla import accelerate_config
+    """A YAML file: a framework's config converted (migrate_xla/configs/: Accelerate's, XLA827;
+    a Lightning Trainer's, XLA828), any other YAML file left unread (pre-commit may name every
+    staged one): no source, no finding."""
+    from migrate_xla import configs
 
     path = result.found.path
-    if not accelerate_config.is_config_file(path, unreadable=True):
+    kind = configs.kind_of_file(path, unreadable=True)
+    if kind is None:
         return result
     result.source = read_source(path)
-    if ACCELERATE_CONFIG in settings.for_file(path).codes:
-        result.take(*accelerate_config.migrate(result.source.text, settings.runtime))
+    if kind.CODE in settings.for_file(path).codes:
+        result.take(*kind.migrate(result.source.text, settings.runtime))
     else:
         result.take(result.source.text, [])
     return result

@@ -28,7 +28,6 @@ from conftest import (
     is_noop,
 )
 from migrate_xla import registry
-from migrate_xla.findings import ACCELERATE_CONFIG
 from migrate_xla.run import migrate_code, migrate_file, options_for
 from migrate_xla.sources.discovery import Found
 
@@ -95,7 +94,7 @@ def codes_reported_in(folder) -> frozenset[str]:
     reported = set()
     for case in folder.glob("*.py"):
         reported |= {d.code for d in migrated(case)[2]}
-    # what reading a notebook reports (XLA0xx); Accelerate's configs (XLA827: test_accelerate_config.py)
+    # what reading a notebook reports (XLA0xx); frameworks' YAML configs (XLA827, XLA828: test_config_files.py)
     for notebook in [*folder.glob("*.ipynb"), *folder.glob("*.yaml")]:
         result = migrate_file(Found(notebook, folder), options_for())
         assert result.error is None, result.error
@@ -133,8 +132,8 @@ def test_rule_example(rule, tmp_path):
         assert result.new_text == result.source.text and rule.AFTER == rule.BEFORE  # left as it is
         assert [d.code for d in result.diagnostics] == [rule.CODE]
         return
-    if rule.CODE == ACCELERATE_CONFIG:  # the example is Accelerate's config file
-        config = tmp_path / "default_config.yaml"
+    if getattr(rule, "EXAMPLE_LANGUAGE", None) == "yaml":  # the example is a framework's config file
+        config = tmp_path / "config.yaml"
         config.write_text(rule.BEFORE)
         result = migrate_file(Found(config, tmp_path), options_for(select=[rule.CODE]))
         assert result.new_text == rule.AFTER and {d.code for d in result.diagnostics} == {rule.CODE}

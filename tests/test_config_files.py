@@ -1,13 +1,15 @@
-"""Accelerate's config files (XLA827, migrate_xla/accelerate_config.py): the YAML fixtures of
-fixtures/frameworks/ migrated with their findings (snapshots: the migrated file as .yaml, the
+"""Frameworks' config files (migrate_xla/configs/: Accelerate's, XLA827; Lightning Trainer
+configs, XLA828): the YAML fixtures of fixtures/frameworks/ migrated with their findings (snapshots: the migrated file as .yaml, the
 findings as .txt; a ``*_noop.yaml`` comes out as it went in, without findings), the second
 run changing nothing; what a run over a project does with its YAML files; and accelerate
 itself reading what the migration wrote."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -42,16 +44,26 @@ def findings(result) -> str:
     )
 
 
+def named_rule(config: Path) -> str:
+    """The rule a fixture's header (its leading comment lines) names: ``[XLA827]``."""
+    header = "".join(itertools.takewhile(lambda line: line.startswith("#"), config.read_text().splitlines()))
+    (code,) = re.findall(r"\[(XLA\d+)\]", header)
+    return code
+
+
 def test_there_are_config_fixtures_of_each_kind():
-    names = {path.stem for path in CONFIGS}
-    assert any(name.endswith("_noop") for name in names) and len(names) >= 4
+    by_rule = {}
+    for path in CONFIGS:
+        by_rule.setdefault(named_rule(path), []).append(path.stem)
+    assert set(by_rule) == {"XLA827", "XLA828"}
+    for stems in by_rule.values():
+        assert any(stem.endswith("_noop") for stem in stems) and len(stems) >= 3
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda p: p.stem)
 def test_config_fixture(config, snapshot, tmp_path):
     result = migrated(config)
-    assert {d.code for d in result.diagnostics} <= {"XLA827"}
-    assert "[XLA827]" in config.read_text().splitlines()[0]  # the fixture's header names its rule
+    assert {d.code for d in result.diagnostics} <= {named_rule(config)}
     if config.stem.endswith("_noop"):
         assert result.new_text == result.source.text and not result.diagnostics
         return
@@ -61,6 +73,9 @@ def test_config_fixture(config, snapshot, tmp_path):
     again = tmp_path / config.name
     again.write_bytes(result.source.encode(result.new_text))
     second = migrated(again)
+    if second.source is None:  # no longer a GPU's config (a Lightning one now on "tpu"): left unread
+        assert named_rule(config) == "XLA828" and second.new_text is None
+        return
     assert second.new_text == second.source.text, "a second run changed the config"
     assert not [d for d in second.diagnostics if d.fixed], "a second run still found something to fix"
 
@@ -89,15 +104,18 @@ def test_accelerate_reads_the_migrated_config_as_its_tpu_form(tmp_path):
     assert loaded.mixed_precision == "bf16" and loaded.gpu_ids is None and loaded.enable_cpu_affinity is False
 
 
-def test_a_folder_gives_its_accelerate_configs_and_not_its_other_yaml(tmp_path, cli):
+def test_a_folder_gives_its_framework_configs_and_not_its_other_yaml(tmp_path, cli):
     project = tmp_path / "project"
     write(project / "configs" / "ddp.yaml", MULTI_GPU.read_text())
     write(project / ".github" / "workflows" / "ci.yml", "on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n")
     write(project / "conf.yaml", "model:\n  distributed_type: MULTI_GPU  # nested: not accelerate's\n")
     write(project / "big.yaml", "distributed_type: MULTI_GPU\n" + "# padding\n" * 8000)  # 80 KB: not a config
+    # a Hydra project's trainer group: the GPU's file is taken, the CPU's is not read
+    write(project / "hydra" / "trainer" / "gpu.yaml", "defaults:\n  - default\n\naccelerator: gpu\ndevices: 1\n")
+    write(project / "hydra" / "trainer" / "cpu.yaml", "defaults:\n  - default\n\naccelerator: cpu\n")
     result = cli("--check", "--format", "json", str(project))
     report = json.loads(result.stdout)
-    assert [Path(f["path"]).name for f in report["files"]] == ["ddp.yaml"]
+    assert sorted(Path(f["path"]).name for f in report["files"]) == ["ddp.yaml", "gpu.yaml"]
     assert result.exit_code == 1 and report["files"][0]["changed"]
 
 

@@ -20,5 +20,6 @@ with what to do instead of converted (docs/frameworks.md).
 #   lightning.py     XLA820 lightning-accelerator, XLA821 lightning-precision, XLA822 lightning-strategy,
 #                    XLA823 fabric-setup-params
 #   hugging_face.py  XLA824 hf-training-arguments, XLA825 hf-model-loading, XLA826 accelerate-mixed-precision
-#   accelerate_config.py  XLA827 accelerate-config (the YAML is converted by migrate_xla/accelerate_config.py)
+#   accelerate_config.py  XLA827 accelerate-config (the YAML is converted by migrate_xla/configs/accelerate.py)
+#   lightning_config.py   XLA828 lightning-config (the YAML is converted by migrate_xla/configs/lightning.py)
 #   common.py        the frameworks' names and the argument edits the rules share

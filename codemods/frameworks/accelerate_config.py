@@ -1,5 +1,5 @@
 """XLA827: Accelerate's config files given their TPU form. The YAML files are converted by
-migrate_xla/accelerate_config.py, which reports under this code: this rule is what
+migrate_xla/configs/accelerate.py, which reports under this code: this rule is what
 ``--select``, ``--ignore``, ``per-file-ignores``, ``explain`` and docs/rules.md know of it."""
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class AccelerateConfig(Rule):
     )
     FIX = SAFE
     TRIGGERS = (NEVER,)
-    # A config file, not a script: tests/test_codemods.py migrates it as default_config.yaml.
+    # A config file, not a script: tests/test_codemods.py migrates it as config.yaml.
     BEFORE = (
         "compute_environment: LOCAL_MACHINE\n"
         "distributed_type: MULTI_GPU\n"

@@ -4,9 +4,8 @@ project keeps for ``accelerate launch --config_file``.
 
 A file is such a config when it is YAML (``.yaml``, ``.yml``) with a top-level
 ``distributed_type:`` key, which accelerate requires of every config. It is edited line by
-line, as text: comments, key order, quoting and line ends stay as they are, and no YAML
-library is needed (accelerate writes a flat mapping of ``key: value`` lines, sorted, with
-its nested settings indented under ``dynamo_config:``, ``fsdp_config:``, ...).
+line (lines.py: accelerate writes a flat mapping of ``key: value`` lines, sorted, with its
+nested settings indented under ``dynamo_config:``, ``fsdp_config:``, ...).
 
 On a TPU VM accelerate trains with ``distributed_type: XLA`` (``accelerate launch`` then
 runs the script's ``main_training_function`` in one process per chip, through torch_xla's
@@ -21,25 +20,12 @@ config for the CPU (``use_cpu: true``) or for other accelerators is left as it i
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
+from migrate_xla.configs.lines import Edit, Entry
 from migrate_xla.findings import ACCELERATE_CONFIG, Diagnostic
 
-# accelerate's configs are a few hundred bytes: a larger YAML file is something else, and is
-# not read past this while walking a folder
-MAX_BYTES = 64 * 1024
 _SIGNATURE = re.compile(rb"^distributed_type[ \t]*:", re.M)
-# one ``key: value  # comment`` line of a block mapping, its line end kept
-_ENTRY = re.compile(
-    r"(?P<indent>[ \t]*)(?P<key>[A-Za-z_][\w.-]*)(?P<colon>[ \t]*:[ \t]*)"
-    r"(?P<value>'[^'\r\n]*'|\"[^\"\r\n]*\"|[^#\s][^#\r\n]*?|)(?P<rest>[ \t]*(?:#[^\r\n]*)?)(?P<end>\r\n|\r|\n|)\Z"
-)
-TODO = "# TODO(xla-migrate): XLA827 "
-# Suppression comments, as in Python files (docs/configuration.md): a noqa comment naming
-# XLA827 (or none) ending a line leaves that line; an xla-migrate noqa line, the whole file.
-_CODES = r"(?P<codes>[A-Za-z]+[0-9]*(?:[\s,]+[A-Za-z]+[0-9]+)*)"
-_LINE_NOQA = re.compile(rf"#\s*noqa(?::\s*{_CODES})?(?![\w-])", re.IGNORECASE)
-_FILE_NOQA = re.compile(rf"^[ \t]*#\s*xla-migrate:\s*noqa(?::\s*{_CODES})?\s*$", re.IGNORECASE | re.MULTILINE)
+CODE = ACCELERATE_CONFIG
 GUIDE = "https://huggingface.co/docs/accelerate/concept_guides/training_tpu"
 
 # accelerate's distributed types that mean NVIDIA GPUs (NO: one device, a GPU unless use_cpu)
@@ -56,109 +42,10 @@ def is_config(data: bytes) -> bool:
     return _SIGNATURE.search(data) is not None
 
 
-def is_config_file(path: Path, unreadable: bool = False) -> bool:
-    """Whether the YAML file at ``path`` is an accelerate config (read up to MAX_BYTES); one
-    that cannot be read is ``unreadable``: not one while walking (a folder's other YAML files
-    are no concern of this tool's), one to read (and fail on, saying why) when named."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
-    except OSError:
-        return unreadable
-    return len(data) <= MAX_BYTES and is_config(data)
-
-
-class _Entry:
-    """One ``key: value`` line: where it is, its parts, its value without quotes."""
-
-    def __init__(self, index: int, match: re.Match) -> None:
-        self.index = index
-        self.match = match
-        raw = match["value"]
-        self.quote = raw[0] if raw[:1] in ("'", '"') else ""
-        self.value = raw[1:-1] if self.quote else raw
-
-    def line(self, value: str) -> str:
-        """The line with ``value`` in place of its value, quoted as it was."""
-        m = self.match
-        return f"{m['indent']}{m['key']}{m['colon']}{self.quote}{value}{self.quote}{m['rest']}{m['end']}"
-
-    def shown(self) -> str:
-        return f"`{self.match['key']}: {self.match['value']}`"
-
-
-class _Edit:
-    """The config's lines and what the migration does to them."""
-
-    def __init__(self, text: str) -> None:
-        self.lines = text.splitlines(keepends=True)
-        self.top: dict[str, _Entry] = {}  # top-level keys
-        self.nested: dict[tuple[str, str], _Entry] = {}  # (section, key) of an indented line
-        section = None
-        for index, line in enumerate(self.lines):
-            match = _ENTRY.match(line)
-            if match is None:
-                continue
-            if match["indent"]:
-                if section is not None:
-                    self.nested.setdefault((section, match["key"]), _Entry(index, match))
-            else:
-                section = match["key"]
-                self.top.setdefault(section, _Entry(index, match))
-        self.replaced: dict[int, str] = {}
-        self.findings: list[Diagnostic] = []
-        self.silenced = any(_silences(m) for m in _FILE_NOQA.finditer(text))
-
-    def value(self, key: str) -> str | None:
-        entry = self.top.get(key)
-        return entry.value if entry is not None else None
-
-    def set(self, entry: _Entry, value: str, why: str) -> None:
-        self.change(entry, entry.line(value), f"{entry.shown()} -> `{entry.match['key']}: {value}`: {why}")
-
-    def drop(self, entry: _Entry, why: str) -> None:
-        self.change(entry, "", f"{entry.shown()} dropped: {why}")
-
-    def change(self, entry: _Entry, line: str, message: str) -> None:
-        """``entry``'s line becomes ``line`` (nothing: dropped), unless a comment silences it."""
-        if not self._found(entry, message, fixed=True):
-            self.replaced[entry.index] = line
-
-    def flag(self, entry: _Entry, message: str) -> None:
-        above = self.lines[entry.index - 1] if entry.index else ""
-        if self._found(entry, message, fixed=False) or above.lstrip().startswith(TODO):  # one comment, never two
-            return
-        end = entry.match["end"] or "\n"
-        self.replaced[entry.index] = f"{entry.match['indent']}{TODO}{message}{end}" + self.replaced.get(
-            entry.index, self.lines[entry.index]
-        )
-
-    def _found(self, entry: _Entry, message: str, fixed: bool) -> bool:
-        """Report ``message`` at ``entry``; whether a suppression comment silences it."""
-        noqa = _LINE_NOQA.search(entry.match["rest"])
-        silenced = self.silenced or (noqa is not None and _silences(noqa))
-        self.findings.append(
-            Diagnostic(
-                code=ACCELERATE_CONFIG,
-                message=message,
-                line=entry.index + 1,
-                column=len(entry.match["indent"]) + 1,
-                severity="info" if fixed and not silenced else "warning",
-                fixed=fixed and not silenced,
-                fix="safe" if fixed else None,
-                suppressed=silenced,
-            )
-        )
-        return silenced
-
-    def text(self) -> str:
-        return "".join(self.replaced.get(index, line) for index, line in enumerate(self.lines))
-
-
 def migrate(text: str, runtime: str = "torch-xla") -> tuple[str, list[Diagnostic]]:
     """The config ``text`` in its TPU form, and the findings; a file that is no GPU config
     (or no config) comes back as it is, without findings."""
-    config = _Edit(text)
+    config = Edit(text, ACCELERATE_CONFIG)
     kind = config.top.get("distributed_type")
     if kind is None:
         return text, []
@@ -205,13 +92,7 @@ def migrate(text: str, runtime: str = "torch-xla") -> tuple[str, list[Diagnostic
     return config.text(), sorted(config.findings, key=lambda d: (d.line, d.column))
 
 
-def _silences(noqa: re.Match) -> bool:
-    """Whether a suppression comment covers XLA827: without codes, or naming it or a prefix of it."""
-    codes = noqa["codes"]
-    return codes is None or any(ACCELERATE_CONFIG.startswith(c.upper()) for c in re.split(r"[\s,]+", codes) if c)
-
-
-def _distribution(config: _Edit, kind: _Entry) -> None:
+def _distribution(config: Edit, kind: Entry) -> None:
     if kind.value in ("MULTI_GPU", "TPU"):
         why = (
             "accelerate 1.15 names PyTorch/XLA's type XLA (TPU is refused)"
@@ -236,7 +117,7 @@ def _distribution(config: _Edit, kind: _Entry) -> None:
         )
 
 
-def _precision(config: _Edit) -> None:
+def _precision(config: Edit) -> None:
     precision = config.top.get("mixed_precision")
     legacy = config.top.get("fp16")  # accelerate's old key, still read: fp16: true is mixed_precision: fp16
     if precision is None and legacy is not None and legacy.value in ("true", "True", "yes"):

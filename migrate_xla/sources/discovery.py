@@ -1,5 +1,5 @@
 """Finding the files a run gets: folders walked for ``.py`` and ``.ipynb`` files, and
-Accelerate's config files among the YAML ones (migrate_xla/accelerate_config.py), honouring
+frameworks' config files among the YAML ones (migrate_xla/configs/), honouring
 ``.gitignore`` files, the default excludes and the configuration's ``exclude``; files named
 on the command line taken as given."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 SOURCE_SUFFIXES = (".py", ".ipynb")
-# Accelerate's config files are YAML (XLA827): those with its key are taken (_is_config)
+# frameworks' config files are YAML (XLA827, XLA828): those of a kind are taken (_is_config)
 CONFIG_SUFFIXES = (".yaml", ".yml")
 
 # Folders never walked into (still processed when passed explicitly).
@@ -112,16 +112,17 @@ def _walk_dir(
 
 
 def _is_config(entry: os.DirEntry) -> bool:
-    """Whether a YAML file met while walking is an Accelerate config (a small file with a
-    top-level ``distributed_type:``); the other YAML files of a project are not taken."""
-    from migrate_xla import accelerate_config  # only for a folder holding YAML files
+    """Whether a YAML file met while walking is a framework's config (migrate_xla/configs/: a
+    small file with Accelerate's ``distributed_type:`` or a Lightning Trainer's GPU
+    accelerator); the other YAML files of a project are not taken."""
+    from migrate_xla import configs  # only for a folder holding YAML files
 
     try:
-        if entry.stat(follow_symlinks=False).st_size > accelerate_config.MAX_BYTES:
+        if entry.stat(follow_symlinks=False).st_size > configs.MAX_BYTES:
             return False
     except OSError:
         return False
-    return accelerate_config.is_config_file(Path(entry.path))
+    return configs.kind_of_file(Path(entry.path)) is not None
 
 
 def _ancestor_gitignores(root: Path) -> list[Patterns]:
