@@ -98,4 +98,5 @@ RULES = (
     ('XLA902', ('single', 'multiprocess', 'spmd'), ('(?:sparse(?<!\\wsparse)|hspmm(?<!\\whspmm)|smm(?<!\\wsmm)|sparse_coo_tensor(?<!\\wsparse_coo_tensor)|sparse_csc_tensor(?<!\\wsparse_csc_tensor)|sparse_csr_tensor(?<!\\wsparse_csr_tensor)|spmm(?<!\\wspmm)|sspaddmm(?<!\\wsspaddmm)|to_sparse(?<!\\wto_sparse)|to_sparse_coo(?<!\\wto_sparse_coo)|to_sparse_csc(?<!\\wto_sparse_csc)|to_sparse_csr(?<!\\wto_sparse_csr))\\b',), (), ('torch-xla',), 'codemods.runtime_defects.sparse_tensors'),
     ('XLA903', ('single', 'multiprocess', 'spmd'), ('\\badd_graph\\(', '\\btrace(?:_module)?\\('), ('cuda|CUDA|torch_xla\\.device\\b|xla_device|[\'\\"]xla\\b|XLA_|accelerator(?<!\\waccelerator)\\b|\\A(?![\\s\\S]*[\'"]cpu[\'"])',), ('torch-xla',), 'codemods.runtime_defects.traced_on_device'),
     ('XLA904', ('single', 'multiprocess', 'spmd'), ('\\binference_mode\\b',), (), ('torch-xla',), 'codemods.runtime_defects.inference_mode'),
+    ('XLA905', ('single', 'multiprocess', 'spmd'), ('\\bpack_padded_sequence\\b|\\bpack_sequence\\b|\\bPackedSequence\\b',), (), ('torch-xla',), 'codemods.runtime_defects.packed_sequence'),
 )

@@ -60,6 +60,12 @@ KNOWN_CRASHES = (
         "matrix takes n x n memory; --unsafe-fixes applies it) makes it dense (torch.spmm -> torch.mm)",
         "XLA902",
     ),
+    (
+        re.compile(r"data is not allocated yet|PackedSequence is not supported"),
+        "an RNN on a PackedSequence, which torch_xla runs on no XLA device: give it the padded batch "
+        "(XLA905 flagged the line that packs it, with what changes)",
+        "XLA905",
+    ),
     # a TorchTPU migration's run (the tpu device emulated, child/tpu_emulation.py)
     (
         re.compile(r"import of torch_xla\S* halted|No module named 'torch_xla"),
