@@ -9,6 +9,11 @@ SimSiam (stop-gradient, a predictor with a fixed lr), Barlow Twins (its own laun
 hard-coded port, SyncBatchNorm, LARS, AMP, an ``all_reduce`` in the loss) and DINO (ViT-tiny,
 multi-crop, EMA teacher, fp16 GradScaler, ``init_distributed_mode`` from RANK/WORLD_SIZE).
 
+Found running them (2026-12, torch 2.9): verify's CUDA emulation does not cover SyncBatchNorm
+(DDP refuses a CPU module with SyncBatchNorm layers; simsiam, barlowtwins), the migration keeps
+``convert_sync_batchnorm`` (whose forward refuses XLA tensors), and a ``tcp://`` rendezvous port
+is bound by the reference and its twin side by side (moco_lincls, simsiam_lincls, barlowtwins).
+
 MoCo is pinned at 7397dfe (2023-01-18, the last commit of the public tree before Meta's internal
 tooling rewrote ``import moco.builder`` to ``import deeplearning.cross_image_ssl.moco.builder`` in
 2024-12 and removed every file in 2026-02).
