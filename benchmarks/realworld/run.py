@@ -180,24 +180,34 @@ DRIFT_HINTS = (
 CUDA_HINTS = ("CUDA", "cuda", "NVIDIA", "nccl", "cudnn")
 
 
+PLAIN_EMULATION = """\
+from migrate_xla.verify import cuda_refusals
+from migrate_xla.verify.child import _enter_in_every_thread
+from migrate_xla.verify.child.cuda_emulation import _install_cuda_shim
+from migrate_xla.verify.child.emulation import EmulationMode
+
+_install_cuda_shim(cuda_api=cuda_refusals.child_facts())
+_enter_in_every_thread([EmulationMode])
+"""
+
+
 def plain_emulated(c, env, py, timeout=120):
     """Run the original as written with CUDA emulated the way verify's reference emulates it, and
-    nothing else of verify (no float64, no step cut, no recorder). rc None: still running at the
-    timeout (so it got past where verify's reference failed, most likely)."""
-    boot = (
-        "import runpy, sys\n"
-        "from migrate_xla.verify import cuda_refusals\n"
-        "from migrate_xla.verify.child import _enter_in_every_thread\n"
-        "from migrate_xla.verify.child.cuda_emulation import _install_cuda_shim\n"
-        "from migrate_xla.verify.child.emulation import EmulationMode\n"
-        "_install_cuda_shim(cuda_api=cuda_refusals.child_facts())\n"
-        "_enter_in_every_thread([EmulationMode])\n"
-        f"sys.argv = [{c['script']!r}] + {c['args']!r}\n"
-        "sys.path.insert(0, '.')\n"
-        f"runpy.run_path({c['script']!r}, run_name='__main__')\n"
-    )
-    # as verify's reference: transformers and accelerate would train on torch_xla's device
-    return run_group([py, "-c", boot], c["folder"], {**env, "USE_TORCH_XLA": "0"}, timeout)
+    nothing else of verify (no float64, no step cut, no recorder): a ``sitecustomize`` installs
+    the emulation in every process (the workers ``mp.spawn`` starts too). rc None: still running
+    at the timeout (so it got past where verify's reference failed, most likely)."""
+    with tempfile.TemporaryDirectory(prefix="rw-plain.") as site:
+        with open(os.path.join(site, "sitecustomize.py"), "w") as f:
+            f.write(PLAIN_EMULATION)
+        boot = (
+            "import runpy, sys\n"
+            f"sys.argv = [{c['script']!r}] + {c['args']!r}\n"
+            "sys.path.insert(0, '.')\n"
+            f"runpy.run_path({c['script']!r}, run_name='__main__')\n"
+        )
+        path = os.pathsep.join(filter(None, (site, ROOT, env.get("PYTHONPATH"))))
+        # as verify's reference: transformers and accelerate would train on torch_xla's device
+        return run_group([py, "-c", boot], c["folder"], {**env, "PYTHONPATH": path, "USE_TORCH_XLA": "0"}, timeout)
 
 
 def classify(c, report, log, migrated_dir, env, py, verify_rc):
@@ -274,7 +284,7 @@ def owner(c, row, report, log, migrated_dir, env, py):
     else:
         who, cause = classify(c, report, log, migrated_dir, env, py, row.get("verify_rc"))
         if row.get("unsafe", {}).get("verdict") == "match":
-            cause += f" [match with the fixes held back by default: {', '.join(row['unsafe']['held_back'])}]"
+            cause += f" [match with --unsafe-fixes, which apply {', '.join(row['unsafe']['held_back'])}]"
     if row.get("original_does_not_compile") and row["verdict"] != "match":
         who, cause = "script", f"the original does not compile: {row['original_does_not_compile']}"
     if not row["compiles"]:

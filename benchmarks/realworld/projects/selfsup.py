@@ -189,7 +189,14 @@ CASES = [
             *_launcher(23462),
         ],
         data=[TRAIN, VAL, ("ssl_checkpoint", "pretrain/checkpoint_0000.pth.tar", {"prefix": "module.encoder_q."})],
-        tags=["self-supervised", "linear-eval", *LAUNCHER_TAGS, "frozen-backbone", "pretrained-checkpoint", "eval-mode-train"],
+        tags=[
+            "self-supervised",
+            "linear-eval",
+            *LAUNCHER_TAGS,
+            "frozen-backbone",
+            "pretrained-checkpoint",
+            "eval-mode-train",
+        ],
     ),
     case(
         "simsiam",
