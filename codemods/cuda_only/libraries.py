@@ -57,6 +57,10 @@ class Apex(CudaOnlyApi):
         "apex.parallel.": "is apex's CUDA data parallelism: use `torch.nn.parallel.DistributedDataParallel` "
         "with the `xla` process group backend, or `xm.optimizer_step` in `torch_xla.launch`; see "
         "https://docs.pytorch.org/xla/master/perf/ddp.html",
+        "apex.parallel.LARC": "is apex's layer-wise adaptive rate wrapper of an optimizer (LARS), not data "
+        "parallelism: write its step in PyTorch ops (each parameter's update scaled by "
+        "`trust * norm(p) / (norm(grad) + weight_decay * norm(p))`, clipped as LARC clips), which XLA compiles "
+        f"into the step; see {GUIDE}",
     }
     RUNTIME_APIS = {
         "torch-tpu": {
@@ -75,6 +79,10 @@ class Apex(CudaOnlyApi):
             "apex.normalization.FusedRMSNorm": f"is apex's fused CUDA RMSNorm: use `torch.nn.RMSNorm`; see {TPU_GUIDE}",
             "apex.parallel.": "is apex's CUDA data parallelism: use `torch.nn.parallel.DistributedDataParallel` "
             f"with the `{RUNTIME['torch-tpu'].backend}` process group backend; see {TPU_GUIDE}",
+            "apex.parallel.LARC": "is apex's layer-wise adaptive rate wrapper of an optimizer (LARS), not data "
+            "parallelism: write its step in PyTorch ops (each parameter's update scaled by "
+            "`trust * norm(p) / (norm(grad) + weight_decay * norm(p))`, clipped as LARC clips); "
+            f"see {TPU_GUIDE}",
         }
     }
     BEFORE = "from apex.optimizers import FusedAdam\noptimizer = FusedAdam(model.parameters(), lr=1e-3)\n"

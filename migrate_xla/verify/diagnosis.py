@@ -61,6 +61,12 @@ KNOWN_CRASHES = (
         "XLA902",
     ),
     (
+        re.compile(r"SyncBatchNorm expected input tensor to be on GPU"),
+        "nn.SyncBatchNorm on the XLA device, which it refuses: XLA613's fix (held back, since several devices "
+        "then normalise their own batches; --unsafe-fixes applies it) keeps the model's batch norms",
+        "XLA613",
+    ),
+    (
         re.compile(r"data is not allocated yet|PackedSequence is not supported"),
         "an RNN on a PackedSequence, which torch_xla runs on no XLA device: give it the padded batch "
         "(XLA905 flagged the line that packs it, with what changes)",

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
 import sys
 
 import torch
 from torch.overrides import TorchFunctionMode
 
 from .shared import _after_import
+
+# the port of a tcp:// rendezvous address: (tcp://host:)(port)(/...)
+TCP_PORT = re.compile(r"^(tcp://[^/]*:)(\d+)(.*)$")
 
 # -- a device emulated on the CPU: CUDA (the reference run without a GPU), TorchTPU's "tpu" --
 #
@@ -211,7 +215,8 @@ def _install_device_shim(device_type: str, module, backends: tuple[str, ...]) ->
     """What every emulated device gets: ``module`` (torch.cuda, torch.tpu) with CPU streams and
     events, ``Tensor.<device_type>()`` and ``Module.<device_type>()`` keeping the tensor,
     autocast and GradScaler on the CPU, ``torch.load`` onto the CPU, ``backends`` of
-    init_process_group as gloo, DDP without device ids, FSDP and device meshes on the CPU, and
+    init_process_group as gloo (at this child's own port), DDP without device ids, SyncBatchNorm of
+    one process, FSDP and device meshes on the CPU, and
     ``torch.accelerator`` answering the script as one device would."""
     # streams and events (a data loader that prefetches on a side stream, timm's style)
     default_stream = _Stream()
@@ -299,8 +304,12 @@ def _install_device_shim(device_type: str, module, backends: tuple[str, ...]) ->
         # this child's own port (harness.RENDEZVOUS_PORT): the other run's group may be meeting
         # at the port the script names, side by side on this machine
         method = bound.arguments.get("init_method")
-        if (method is None or str(method).startswith("env://")) and "XLA_MIGRATE_VERIFY_PORT" in os.environ:
-            os.environ["MASTER_PORT"] = os.environ["XLA_MIGRATE_VERIFY_PORT"]
+        port = os.environ.get("XLA_MIGRATE_VERIFY_PORT")
+        if port and (method is None or str(method).startswith("env://")):
+            os.environ["MASTER_PORT"] = port
+        elif port and isinstance(method, str) and TCP_PORT.match(method):
+            # "tcp://localhost:10001", MoCo's and the ImageNet launcher's: the same port, side by side
+            bound.arguments["init_method"] = TCP_PORT.sub(rf"\g<1>{port}\g<3>", method)
         return init_process_group(*bound.args, **bound.kwargs)
 
     dist.init_process_group = gloo_instead
@@ -318,7 +327,31 @@ def _install_device_shim(device_type: str, module, backends: tuple[str, ...]) ->
         return ddp_init(*bound.args, **bound.kwargs)
 
     ddp.__init__ = ddp_on_cpu
+    _sync_batchnorm_on_cpu()
     _sharding_on_cpu(emulated)
+
+
+def _sync_batchnorm_on_cpu() -> None:
+    """SyncBatchNorm at the world size the reference runs (1), on the CPU: torch refuses it there
+    (DDP: "SyncBatchNorm layers only work with GPU modules"; its forward: "expected input tensor
+    to be on GPU") before finding that one process has nothing to synchronise, where it computes
+    plain batch norm. So DDP skips the check, and the forward on the CPU of a group of one is
+    batch norm's (the same running statistics and momentum)."""
+    import torch.distributed as dist
+    from torch.nn.modules.batchnorm import SyncBatchNorm, _BatchNorm
+
+    torch.nn.parallel.DistributedDataParallel._passing_sync_batchnorm_handle = lambda self, module: None
+    forward = SyncBatchNorm.forward
+
+    def on_cpu(self, input):
+        # without a process group torch's forward is batch norm already, and takes the CPU
+        alone = dist.is_available() and dist.is_initialized()
+        alone = alone and dist.get_world_size(getattr(self, "process_group", None) or dist.group.WORLD) == 1
+        if alone and isinstance(input, torch.Tensor) and input.device.type == "cpu":
+            return _BatchNorm.forward(self, input)
+        return forward(self, input)
+
+    SyncBatchNorm.forward = on_cpu
 
 
 def _sharding_on_cpu(emulated: str) -> None:

@@ -3,6 +3,7 @@
 import torch
 from apex.normalization import FusedLayerNorm
 from apex.optimizers import FusedAdam, FusedLAMB
+from apex.parallel import LARC
 from apex.parallel import DistributedDataParallel as ApexDDP
 import torch_xla
 
@@ -12,6 +13,8 @@ model = torch.nn.Sequential(torch.nn.Linear(16, 16), FusedLayerNorm(16))
 optimizer = FusedAdam(model.parameters(), lr=1e-3, weight_decay=0.01)
 # TODO(xla-migrate): XLA807 `FusedLAMB` is apex's fused CUDA LAMB: PyTorch has no LAMB; use `torch.optim.AdamW` or a LAMB written in PyTorch ops; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
 lamb = FusedLAMB(model.parameters(), lr=1e-3)
+# TODO(xla-migrate): XLA807 `LARC` is apex's layer-wise adaptive rate wrapper of an optimizer (LARS), not data parallelism: write its step in PyTorch ops (each parameter's update scaled by `trust * norm(p) / (norm(grad) + weight_decay * norm(p))`, clipped as LARC clips), which XLA compiles into the step; see https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html
+lars = LARC(torch.optim.SGD(model.parameters(), lr=0.1), trust_coefficient=0.001, clip=False)
 # TODO(xla-migrate): XLA807 `ApexDDP` is apex's CUDA data parallelism: use `torch.nn.parallel.DistributedDataParallel` with the `xla` process group backend, or `xm.optimizer_step` in `torch_xla.launch`; see https://docs.pytorch.org/xla/master/perf/ddp.html
 model = ApexDDP(model)
 
