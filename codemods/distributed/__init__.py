@@ -27,5 +27,6 @@ DDP, ``dist.all_reduce``, ``xm.rendezvous`` and ``destroy_process_group`` work b
 #   no_xla_form.py          XLA608 model-parallelism, XLA609 torchrun-launch-line
 #   data_parallel.py        XLA610 data-parallel-guard
 #   shared_memory.py        XLA611 shared-memory-training
+#   sync_batchnorm.py       XLA613 sync-batchnorm
 #   launch_plan.py          what a file's mp.spawn calls need (XLA601 and XLA604 share it)
 #   common.py               the guides the messages cite, device_count() as the world size
