@@ -38,34 +38,29 @@ def test_sharded_example_keeps_the_unsharded_losses_on_virtual_devices(script, d
     assert json.loads(report.read_text())["steps_compared"] == 4
 
 
-@pytest.mark.slow
-def test_a_sharding_that_changes_the_math_is_a_mismatch(tmp_path, monkeypatch):
-    """Sabotage: a migration that takes the devices for processes (``xr.world_size()`` read as
-    the device count) trains each step on a quarter of the global batch, as if the gradient of
-    the other devices' rows had been dropped: verify must say so."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("CPU_NUM_DEVICES", "4")
-    migrated, _ = migrate_code(FSDP2_GPT.read_text(), options_for(target="spmd"))
-    assert "xr.world_size()" in migrated
-    sabotaged = tmp_path / "sabotaged.py"
-    sabotaged.write_text(migrated.replace("xr.world_size()", "xr.global_runtime_device_count()"))
-    result = run_verify(str(FSDP2_GPT), "--migrated", str(sabotaged), *STEPS, "--", "--steps", "4")
-    assert result.exit_code == 1, result.output
-    assert "verdict: mismatch" in result.output
+SABOTAGES = {
+    # a migration that takes the devices for processes (``xr.world_size()`` read as the device
+    # count) trains each step on a quarter of the global batch, as if the gradient of the other
+    # devices' rows had been dropped
+    "batch-sliced-by-devices": (FSDP2_GPT, "xr.world_size()", "xr.global_runtime_device_count()"),
+    # the tensor-parallel model divides its heads by the mesh's size, written for one rank's
+    # slice: left at the device count (4), the whole tensors' attention gets a quarter of the heads
+    "heads-per-rank": (TP_GPT, "HEADS // xr.world_size()", "HEADS // xr.global_runtime_device_count()"),
+}
 
 
 @pytest.mark.slow
-def test_a_head_count_left_per_rank_is_a_mismatch(tmp_path, monkeypatch):
-    """Sabotage: the tensor-parallel model divides its heads by the mesh's size, written for one
-    rank's slice; a migration that leaves that division at the device count (4) computes the
-    whole tensors' attention with a quarter of the heads, and verify must say so."""
+@pytest.mark.parametrize("sabotage", SABOTAGES)
+def test_a_sharding_that_changes_the_math_is_a_mismatch(sabotage, tmp_path, monkeypatch):
+    """Sabotage: the migration with one line of SPMD arithmetic wrong; verify must say so."""
+    script, right, wrong = SABOTAGES[sabotage]
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("CPU_NUM_DEVICES", "4")
-    migrated, _ = migrate_code(TP_GPT.read_text(), options_for(target="spmd"))
-    assert "HEADS // xr.world_size()" in migrated
+    migrated, _ = migrate_code(script.read_text(), options_for(target="spmd"))
+    assert right in migrated
     sabotaged = tmp_path / "sabotaged.py"
-    sabotaged.write_text(migrated.replace("HEADS // xr.world_size()", "HEADS // xr.global_runtime_device_count()"))
-    result = run_verify(str(TP_GPT), "--migrated", str(sabotaged), *STEPS, "--", "--steps", "4")
+    sabotaged.write_text(migrated.replace(right, wrong))
+    result = run_verify(str(script), "--migrated", str(sabotaged), *STEPS, "--", "--steps", "4")
     assert result.exit_code == 1, result.output
     assert "verdict: mismatch" in result.output
 
