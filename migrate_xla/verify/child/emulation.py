@@ -275,7 +275,7 @@ def _install_device_shim(device_type: str, module, backends: tuple[str, ...]) ->
     # custom autograd functions for autocast (torch.cuda.amp.custom_fwd calls these): they look at
     # autocast on the device they name, which is CPU autocast in the emulation
     for name in ("custom_fwd", "custom_bwd"):
-        setattr(torch.amp, name, _on_cpu_autocast(getattr(torch.amp, name), emulated))
+        setattr(torch.amp, name, _device_type_on_cpu(getattr(torch.amp, name), emulated))
 
     load = torch.load
     load_arguments = _binder(load)
@@ -365,15 +365,7 @@ def _sharding_on_cpu(emulated: str) -> None:
     from torch.distributed import device_mesh
 
     init_mesh = device_mesh.init_device_mesh
-    mesh_arguments = _binder(init_mesh)
-
-    def mesh_on_cpu(*args, **kwargs):
-        bound = mesh_arguments(*args, **kwargs)
-        if bound is None or bound.arguments.get("device_type") != emulated:
-            return init_mesh(*args, **kwargs)
-        bound.arguments["device_type"] = "cpu"
-        return init_mesh(*bound.args, **bound.kwargs)
-
+    mesh_on_cpu = _device_type_on_cpu(init_mesh, emulated)
     device_mesh.init_device_mesh = mesh_on_cpu
     if getattr(dist, "init_device_mesh", None) is init_mesh:
         dist.init_device_mesh = mesh_on_cpu
@@ -398,8 +390,9 @@ def _sharding_on_cpu(emulated: str) -> None:
     _after_import(("torch.distributed.fsdp.fully_sharded_data_parallel",), fsdp_on_cpu)
 
 
-def _on_cpu_autocast(original, emulated: str):
-    """``torch.amp.custom_fwd`` / ``custom_bwd`` with ``device_type`` the emulated device made "cpu"."""
+def _device_type_on_cpu(original, emulated: str):
+    """``original`` (``torch.amp.custom_fwd`` / ``custom_bwd``, ``init_device_mesh``) with its
+    ``device_type`` the emulated device made "cpu"."""
     arguments = _binder(original)
 
     def on_cpu(*args, **kwargs):
