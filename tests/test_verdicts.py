@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from migrate_xla.verify.compare import DECIDING_RTOL, TOLERANCES, Run, compare
 from migrate_xla.verify.diagnosis import _parameters
 from migrate_xla.verify.harness import compile_causes, crash_site
@@ -219,18 +221,21 @@ TIMM_TRACEBACK = """Traceback (most recent call last):
     y1 = one_hot(target, num_classes, on_value=on_value, off_value=off_value, device=device)
   File "{site}/timm/data/mixup.py", line 16, in one_hot
     return torch.full((x.size()[0], num_classes), off_value, device=device).scatter_(1, x, on_value)
-  File "{site}/torch/cuda/__init__.py", line 372, in _lazy_init
+  File "{torch_site}/torch/cuda/__init__.py", line 372, in _lazy_init
     torch._C._cuda_init()
 RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver
 """
 
 
-def test_cuda_hard_coded_in_a_library_is_said_to_be_the_librarys_with_its_version_and_fix(tmp_path):
+@pytest.mark.parametrize("installed", ["lib/python3.11/site-packages", "vendor"], ids=["site-packages", "target"])
+def test_cuda_hard_coded_in_a_library_is_said_to_be_the_librarys_with_its_version_and_fix(installed, tmp_path):
     """An older timm's Mixup made its targets on device='cuda': the migrated script is right, the
-    library is not; not "CUDA code left in the migration", which --check would not show."""
-    site = tmp_path / "lib" / "python3.11" / "site-packages"
+    library is not; not "CUDA code left in the migration", which --check would not show. Installed
+    in site-packages, or with ``pip install --target DIR`` (DeiT's timm 0.4.12 on PYTHONPATH)."""
+    site = tmp_path / installed
     (site / "timm-0.4.12.dist-info").mkdir(parents=True)
-    crash = crash_site(TIMM_TRACEBACK.format(site=site))
+    torch_site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages"
+    crash = crash_site(TIMM_TRACEBACK.format(site=site, torch_site=torch_site))
     assert (crash["file"], crash["line"]) == ("/w/train.py", 40)
     assert crash["library"] == {
         "name": "timm",

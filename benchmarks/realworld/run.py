@@ -254,6 +254,9 @@ def classify(c, report, log, migrated_dir, env, py, verify_rc):
         if any(h in plain for h in DRIFT_HINTS) or same:
             return "script", f"fails as written on torch 2.9 (plain run too): {plain}"
         return "harness", f"reference: {err}; plain emulated run: {plain}"
+    library = re.search(r"CUDA hard-coded in the library [^)]*\)", log)
+    if mig_err and library:  # the migrated script is right, an installed library asks for a GPU
+        return "environment", f"migrated run: {library.group(0)}"
     if mig_err and RECOMPILING in mig_err:
         return "runtime?", f"the migrated run compiled new graphs at every step: {last_error_line(mig_err)[:200]}"
     if mig_err:

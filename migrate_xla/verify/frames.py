@@ -4,6 +4,7 @@ Python's own or the instrumentation's. The harness reads the frames torch_xla re
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 # The children's PYTHONPATH gets a folder of this name holding the instrumentation alone
@@ -20,7 +21,17 @@ def is_library(file: str) -> bool:
         or file.startswith("<")
         or INSTRUMENT_FOLDER in parts
         or "/lib/python3" in file
+        or _installed_at(str(Path(file).parent)) is not None
     )
+
+
+@lru_cache(maxsize=4096)
+def _installed_at(folder: str) -> int | None:
+    """For a package installed outside site-packages (``pip install --target DIR``, a folder on
+    PYTHONPATH): the index in ``folder``'s parts of the folder it is installed in, found by the
+    distribution's dist-info beside the package; None for anything else."""
+    parts = Path(folder).parts
+    return next((i for i in range(len(parts) - 2, 0, -1) if _dist_info(Path(*parts[: i + 1]), parts[i + 1])), None)
 
 
 def user_frame(frames: list[dict]) -> dict | None:
@@ -40,18 +51,28 @@ def library_of(file: str) -> dict | None:
     none) and the file's path inside site-packages (``path``); None for the user's code, Python's
     and torch's."""
     parts = Path(file).parts
+    if INSTRUMENT_FOLDER in parts:
+        return None
     site = next((i for i, part in enumerate(parts) if part in ("site-packages", "dist-packages")), None)
-    if site is None or site + 1 >= len(parts) or INSTRUMENT_FOLDER in parts:
+    if site is None:  # installed elsewhere (pip install --target DIR): its dist-info lies beside it
+        site = _installed_at(str(Path(file).parent))
+    if site is None or site + 1 >= len(parts):
         return None
     package = parts[site + 1].removesuffix(".py")
     if package in RUNTIME_PACKAGES:
         return None
-    folder = Path(*parts[: site + 1])
-    wanted = package.lower().replace("-", "_")
-    version = None
-    for info in folder.glob("*.dist-info"):
-        name, _, rest = info.name.removesuffix(".dist-info").partition("-")
-        if name.lower().replace("-", "_") == wanted:
-            version = rest or None
-            break
+    info = _dist_info(Path(*parts[: site + 1]), package)
+    version = info.name.removesuffix(".dist-info").partition("-")[2] or None if info else None
     return {"name": package, "version": version, "path": "/".join(parts[site + 1 :])}
+
+
+@lru_cache(maxsize=4096)
+def _dist_info(folder: Path, package: str) -> Path | None:
+    """The dist-info folder in ``folder`` of the distribution named as ``package`` (a top-level
+    module), or None."""
+    wanted = package.removesuffix(".py").lower().replace("-", "_")
+    try:
+        infos = list(folder.glob("*.dist-info"))
+    except OSError:
+        return None
+    return next((i for i in infos if i.name.partition("-")[0].lower().replace("-", "_") == wanted), None)
