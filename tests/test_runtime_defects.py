@@ -316,3 +316,40 @@ def test_no_rnn_runs_on_a_packed_sequence_and_every_one_on_the_padded_batch():
     )
     assert results["gru packed"].startswith("PackedSequence is not supported")
     assert all(results[f"{name} padded"] == "ran" for name in ("lstm", "bilstm", "gru", "rnn"))
+
+
+HARDSIGMOID_CHILD = """
+import json
+
+import torch
+import torch.nn.functional as F
+import torch_xla
+
+from migrate_xla.verify.child.float64 import Float64Mode
+
+results = {}
+for device in (torch.device("cpu"), torch_xla.device()):
+    for label, mode in (("eager", None), ("float64 mode", Float64Mode)):
+        x = torch.linspace(-2.5, 2.5, 11, dtype=torch.float64).to(device)
+        x.requires_grad_(True)
+        if mode is None:
+            y = F.hardsigmoid(x)
+        else:
+            with mode():
+                y = F.hardsigmoid(x)
+        y.sum().backward()
+        torch_xla.sync()
+        results[f"{device.type} {label}"] = (x.grad.cpu() * 6 - 1).abs().max().item()  # 0 where the slope is 1/6
+print("RESULTS " + json.dumps(results))
+"""
+
+
+def test_hardsigmoid_backward_on_the_cpu_multiplies_by_a_float32_sixth_and_verifys_float64_mode_does_not():
+    """Eager torch 2.9's CPU hardsigmoid backward is 2.98e-8 off in float64 (1/6 rounded to
+    float32), torch_xla's is exact: a float64 reference would part from a right migration (timm's
+    MobileNetV3, from step 2). verify's float64 mode computes hardsigmoid as its definition in
+    both runs, exact on both devices."""
+    results = run_child(HARDSIGMOID_CHILD)
+    assert 1e-8 < results["cpu eager"] < 1e-7, f"the CPU's hardsigmoid backward is exact now: {results}"
+    assert results["xla eager"] < 1e-15
+    assert results["cpu float64 mode"] < 1e-15 and results["xla float64 mode"] < 1e-15

@@ -154,6 +154,8 @@ class Float64Mode(TorchFunctionMode):
         if _called_from(_KEEPS_ITS_DTYPES):
             return func(*args, **kwargs)
         name = getattr(func, "__name__", "")
+        if name == "hardsigmoid":
+            return _hardsigmoid(*args, **kwargs)
         # not while torch.jit.trace runs the model (it runs it three times with its check, and the
         # count's read of an XLA result's size under the tracer raised "Cannot insert a Tensor
         # that requires grad as a constant")
@@ -185,6 +187,15 @@ class Float64Mode(TorchFunctionMode):
             args = (*args[:1], *map(_double, args[1:])) if keep_first else tuple(map(_double, args))
             kwargs = {k: (v if k in _KEEP_KWARGS else _double(v)) for k, v in kwargs.items()}
         return func(*args, **kwargs)
+
+
+def _hardsigmoid(input, inplace=False):
+    """``F.hardsigmoid`` as its definition, ``clamp(x / 6 + 1/2, 0, 1)``: eager torch 2.9's CPU
+    backward multiplies by a sixth rounded to float32 even in float64 (2.98e-8 off, where
+    torch_xla's is exact), which float32 training never sees and which made timm's MobileNetV3
+    a float64 mismatch from its second step (docs/runtime_defects.md)."""
+    result = torch.clamp(input / 6 + 0.5, 0.0, 1.0)
+    return input.copy_(result) if inplace else result
 
 
 class _Uncounted:
