@@ -61,12 +61,9 @@ class SyncBatchNormOnXla(Rule):
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
         """``model = nn.SyncBatchNorm.convert_sync_batchnorm(model)``: the statement goes."""
+        if not self._reassigns(original):
+            return updated
         call = original.value
-        if not self._converts(call) or len(original.targets) != 1:
-            return updated
-        target, argument = original.targets[0].target, call.args[0].value
-        if not (isinstance(target, cst.Name) and isinstance(argument, cst.Name) and target.value == argument.value):
-            return updated
         self.ctx.forget_fixes_inside(original)
         return self.replace(
             original, updated, cst.RemoveFromParent(), f"`{snippet(call)}`: {FAILS}; the fix drops it: {PER_DEVICE}"
@@ -101,11 +98,12 @@ class SyncBatchNormOnXla(Rule):
         if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
             return False
         assign = statement.body[0]
-        return (
-            isinstance(assign, cst.Assign)
-            and assign.value is call
-            and len(assign.targets) == 1
-            and isinstance(assign.targets[0].target, cst.Name)
-            and isinstance(call.args[0].value, cst.Name)
-            and assign.targets[0].target.value == call.args[0].value.value
-        )
+        return isinstance(assign, cst.Assign) and assign.value is call and self._reassigns(assign)
+
+    def _reassigns(self, assign: cst.Assign) -> bool:
+        """``model = nn.SyncBatchNorm.convert_sync_batchnorm(model)``: the model converted in place."""
+        call = assign.value
+        if not self._converts(call) or len(assign.targets) != 1:
+            return False
+        target, argument = assign.targets[0].target, call.args[0].value
+        return isinstance(target, cst.Name) and isinstance(argument, cst.Name) and target.value == argument.value
