@@ -22,12 +22,13 @@ from migrate_xla.run import migrate_code, options_for
 FSDP_GPT = FIXTURES / "sharding" / "fsdp_gpt.py"
 FSDP2_GPT = FIXTURES / "sharding" / "fsdp2_gpt.py"
 TP_GPT = FIXTURES / "sharding" / "tp_gpt.py"
+FSDP_TP_GPT = FIXTURES / "sharding" / "fsdp_tp_gpt.py"
 STEPS = ["--steps", "4", "--precision", "float64"]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("devices", ["4", "8"])
-@pytest.mark.parametrize("script", [FSDP_GPT, FSDP2_GPT, TP_GPT], ids=lambda p: p.stem)
+@pytest.mark.parametrize("script", [FSDP_GPT, FSDP2_GPT, TP_GPT, FSDP_TP_GPT], ids=lambda p: p.stem)
 def test_sharded_example_keeps_the_unsharded_losses_on_virtual_devices(script, devices, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("CPU_NUM_DEVICES", devices)
@@ -99,6 +100,44 @@ def test_the_tensor_parallel_plan_shards_the_weights_as_its_styles_do(tmp_path):
         assert specs[f"layers.{i}.fc.bias"].startswith("{devices=[2,2]")
         assert specs[f"layers.{i}.out.weight"].startswith("{devices=[1,2,2]")
         assert specs[f"layers.{i}.out.bias"] == ""
+
+
+@pytest.mark.slow
+def test_fully_shard_after_tensor_parallelism_adds_its_axis_to_each_layout(tmp_path):
+    """PyTorch's 2-D form: parallelize_module on the "tp" sub-mesh, then fully_shard on the "dp"
+    one. Each parameter keeps its tensor-parallel layout and gets "dp" on its first dimension
+    too, as FSDP2 shards a DTensor (marking it twice would fail: "Existing annotation must be
+    cleared first"); the sub-meshes are the mesh and an axis."""
+    migrated, _ = migrate_code(
+        "import torch\nimport torch.nn as nn\n"
+        "from torch.distributed.device_mesh import init_device_mesh\n"
+        "from torch.distributed.fsdp import fully_shard\n"
+        "from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module\n\n"
+        "def main():\n"
+        '    torch.distributed.init_process_group("nccl")\n'
+        '    mesh = init_device_mesh("cuda", (2, 2), mesh_dim_names=("dp", "tp"))\n'
+        '    tp_mesh = mesh["tp"]\n'
+        '    dp_mesh = mesh["dp"]\n'
+        "    model = nn.ModuleDict({'emb': nn.Embedding(8, 4), 'fc': nn.Linear(4, 8), 'out': nn.Linear(8, 4)}).to('cuda')\n"
+        "    parallelize_module(model, tp_mesh, {'emb': ColwiseParallel(), 'fc': ColwiseParallel(), 'out': RowwiseParallel()})\n"
+        "    fully_shard(model.fc, mesh=dp_mesh)\n"
+        "    fully_shard(model, mesh=dp_mesh)\n"
+        "    for name, p in model.named_parameters():\n"
+        "        print(name, torch_xla._XLAC._get_xla_sharding_spec(p))\n",
+        options_for(target="spmd"),
+    )
+    script = tmp_path / "plan.py"
+    script.write_text(migrated + "\nmain()\n")
+    env = {**os.environ, "PJRT_DEVICE": "CPU", "CPU_NUM_DEVICES": "4"}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, migrated + done.stderr[-2000:]
+    specs = dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    # a 2x2 mesh: ("dp", "tp") together split a dimension in 4, one of them in 2
+    assert specs["fc.weight"].startswith("{devices=[4,1]")  # (("dp", "tp"), None), once though called twice
+    assert specs["fc.bias"].startswith("{devices=[4]")  # (("dp", "tp"),)
+    assert specs["out.weight"].startswith("{devices=[2,2]") and "last_tile" not in specs["out.weight"]  # ("dp", "tp")
+    assert specs["out.bias"].startswith("{devices=[2,2]") and "last_tile_dim_replicate" in specs["out.bias"]  # ("dp",)
+    assert specs["emb.weight"].startswith("{devices=[2,2]") and "last_tile" not in specs["emb.weight"]  # ("dp", "tp")
 
 
 def test_fsdp_scripts_keep_their_form_under_multiprocess():

@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.shared.sharded_models import (
-    shards_its_model,
-)
-from migrate_xla.rule import Import, Rule, subtree, words
+from codemods.shared.sharded_models import INIT_DEVICE_MESH, shards_its_model
+from migrate_xla.rule import Import, Rule, call_arg, code_of, string_value, subtree, words
 
 SPMD_GUIDE = "https://docs.pytorch.org/xla/master/perf/spmd_basic.html"
 FSDPV2_GUIDE = "https://docs.pytorch.org/xla/master/perf/fsdpv2.html"
@@ -20,6 +18,15 @@ NP = Import("numpy", asname="np")
 FSDPV2 = Import("torch_xla.experimental.spmd_fully_sharded_data_parallel", "SpmdFullyShardedDataParallel", "FSDPv2")
 XLA_WRAP = Import("torch_xla.distributed.fsdp.wrap", asname="xla_wrap")
 FUNCTOOLS = Import("functools")
+
+PARALLELIZE = "torch.distributed.tensor.parallel.parallelize_module"
+FULLY_SHARD = (
+    "torch.distributed.fsdp.fully_shard",
+    "torch.distributed._composable.fsdp.fully_shard",
+    "torch.distributed.fsdp._fully_shard.fully_shard",
+)
+# what a mesh of the script's answers in the one SPMD program, which sees whole tensors
+MESH_QUERIES = {"size": "xr.world_size()", "get_local_rank": "xr.global_ordinal()", "get_rank": "xr.global_ordinal()"}
 
 
 class ShardingRule(Rule):
@@ -38,6 +45,14 @@ class ShardingRule(Rule):
 
     def visit_Module(self, node: cst.Module) -> None:
         self.shards = shards_its_model(self, node)
+        self.meshes = meshes(self, node) if self.shards else {}
+
+    def mesh_of(self, node: cst.BaseExpression) -> tuple[str, str | None] | None:
+        """(the mesh's name, the axis' code or None) of a mesh the file passes: a name of
+        ``meshes``, or ``mesh["tp"]`` written out; None for anything else."""
+        if isinstance(node, cst.Name) and node.value in self.meshes:
+            return self.meshes[node.value]
+        return _axis_of(node, {k: v for k, v in self.meshes.items() if v[1] is None})
 
     def claim(self, statement: cst.CSTNode | None) -> None:
         """Keep XLA608's "no XLA form" TODO off a statement this family converts: XLA608 flags
@@ -70,3 +85,64 @@ class StatementRule(ShardingRule):
 def imports_behind(rule: Rule, node: cst.CSTNode) -> list[Import]:
     """The imports behind every name in ``node``: what a fix that replaced it may leave unused."""
     return [spec for n in subtree(node) if isinstance(n, cst.Name) for spec in rule.ctx.import_behind(n)]
+
+
+def meshes(rule: Rule, module: cst.Module) -> dict[str, tuple[str, str | None]]:
+    """The names the file binds to device meshes, decided once a file: ``mesh =
+    init_device_mesh(...)`` maps to ``("mesh", None)``, and a sub-mesh kept in a name,
+    ``tp_mesh = mesh["tp"]``, to ``("mesh", '"tp"')`` (the mesh and its axis' code) where
+    every use of the name is one this family converts: the mesh of ``parallelize_module`` or
+    ``fully_shard``, or a query of MESH_QUERIES. An ``xs.Mesh`` has no sub-meshes: XLA623
+    removes such a binding, and each use names the mesh and the axis."""
+    ctx = rule.ctx
+    if "meshes" not in ctx.shared:
+        assigns = [
+            n
+            for n in subtree(module)
+            if isinstance(n, cst.Assign) and len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name)
+        ]
+        found = {
+            a.targets[0].target.value: (a.targets[0].target.value, None)
+            for a in assigns
+            if isinstance(a.value, cst.Call) and ctx.qualname(a.value.func) in INIT_DEVICE_MESH
+        }
+        subs = {a.targets[0].target.value: _axis_of(a.value, found) for a in assigns}
+        subs = {name: axis for name, axis in subs.items() if axis is not None and name not in found}
+        bound = [a.targets[0].target.value for a in assigns]
+        uses = [n.value for n in subtree(module) if isinstance(n, cst.Name) and n.value in subs]
+        converted = [m.value for m in (mesh_arg(ctx, n) for n in subtree(module)) if isinstance(m, cst.Name)]
+        for name, axis in subs.items():
+            if bound.count(name) == 1 and uses.count(name) == 1 + converted.count(name):
+                found[name] = axis
+        ctx.shared["meshes"] = found
+    return ctx.shared["meshes"]
+
+
+def _axis_of(value: cst.BaseExpression, found: dict) -> tuple[str, str] | None:
+    """(the mesh, the axis' code) of ``mesh["tp"]`` with ``mesh`` a whole mesh of ``found``."""
+    if (
+        isinstance(value, cst.Subscript)
+        and isinstance(value.value, cst.Name)
+        and value.value.value in found
+        and len(value.slice) == 1
+        and isinstance(value.slice[0].slice, cst.Index)
+        and string_value(value.slice[0].slice.value) is not None
+    ):
+        return value.value.value, code_of(value.slice[0].slice.value)
+    return None
+
+
+def mesh_arg(ctx, node: cst.CSTNode) -> cst.BaseExpression | None:
+    """The mesh ``node`` passes where this family converts it (the mesh of ``parallelize_module``
+    or ``fully_shard``, the receiver of a mesh query), else None."""
+    if not isinstance(node, cst.Call):
+        return None
+    name = ctx.qualname(node.func)
+    arg = call_arg(node, 1, "device_mesh") if name == PARALLELIZE else None
+    if name in FULLY_SHARD:
+        arg = call_arg(node, None, "mesh")
+    if arg is not None:
+        return arg.value
+    if not node.args and isinstance(node.func, cst.Attribute) and node.func.attr.value in MESH_QUERIES:
+        return node.func.value
+    return None

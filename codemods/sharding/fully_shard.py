@@ -4,19 +4,31 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.sharding.common import SPMD_GUIDE, XS, StatementRule, imports_behind
-from migrate_xla.rule import TORCH, call_arg, code_of
+from codemods.sharding.common import FULLY_SHARD, PARALLELIZE, SPMD_GUIDE, XS, StatementRule, imports_behind
+from codemods.shared.definitions import with_definitions
+from migrate_xla.rule import TORCH, call_arg, code_of, subtree
 
-FULLY_SHARD = (
-    "torch.distributed.fsdp.fully_shard",
-    "torch.distributed._composable.fsdp.fully_shard",
-    "torch.distributed.fsdp._fully_shard.fully_shard",
-)
 DROPPED = {
     "mp_policy": "bfloat16 compute is `torch.autocast('xla', dtype=torch.bfloat16)` around the module's forward",
     "reshard_after_forward": "XLA's partitioner decides when a gathered parameter is freed",
     "offload_policy": "the parameters stay in device memory (no host offload): check that the model fits",
 }
+HELPER = "xla_fully_shard"
+HELPER_DEF = f'''
+def {HELPER}(module, mesh, axis):
+    """FSDP2's fully_shard in SPMD's form where tensor parallelism laid the parameters out first
+    (xla_parallelize_module, which keeps each layout in ``xla_partition_spec``): each parameter's
+    first dimension split over ``axis`` too, outside the layout it has, as FSDP2 shards a
+    tensor-parallel DTensor. Written by xla-migrate (XLA622)."""
+    for param in module.parameters():
+        spec = getattr(param, "xla_partition_spec", (None,) * param.dim())
+        if not spec or axis in (spec[0] if isinstance(spec[0], tuple) else (spec[0],)):
+            continue  # a scalar, or split over the axis already (by a call on an inner module)
+        spec = (axis if spec[0] is None else (axis, spec[0]),) + spec[1:]
+        xs.clear_sharding(param)
+        xs.mark_sharding(param, mesh, spec)
+        param.xla_partition_spec = spec
+'''
 
 
 class FullyShardToMarks(StatementRule):
@@ -31,7 +43,15 @@ class FullyShardToMarks(StatementRule):
     nothing. Measured on a small GPT over four CPU devices (docs/decisions.md): the losses of six
     AdamW steps equal the unsharded model's to float32 and float64 rounding, two graphs; torch's
     own ``fully_shard`` on an ``"xla"`` DeviceMesh does not run (the mesh has no process groups).
-    The mesh is the call's ``mesh=`` (an ``xs.Mesh`` after XLA623), else the global mesh. The
+    In a file that lays its parameters out with tensor parallelism first (``parallelize_module``
+    on a "tp" sub-mesh, XLA625, then ``fully_shard`` on the "dp" one: PyTorch's 2-D example) a
+    parameter cannot be marked twice ("Existing annotation must be cleared first"): the call
+    becomes ``xla_fully_shard(module, mesh, axis)``, a function written into the file that adds
+    the axis to each parameter's first dimension outside its tensor-parallel layout (a
+    column-parallel weight ``("tp", None)`` becomes ``(("dp", "tp"), None)``), as FSDP2 shards a
+    DTensor.
+    The mesh is the call's ``mesh=`` (an ``xs.Mesh`` after XLA623; a sub-mesh, ``mesh["dp"]``, that
+    mesh and its axis), else the global mesh. The
     parameters must be on the XLA device when the loop runs (a model built on the ``meta``
     device and materialised after ``fully_shard`` must be moved first). ``reshard_after_forward``
     and ``offload_policy`` go, with the reason; ``mp_policy=MixedPrecisionPolicy(param_dtype=
@@ -54,12 +74,33 @@ class FullyShardToMarks(StatementRule):
         "    xs.mark_sharding(param, mesh, (mesh.axis_names[-1],) + (None,) * (param.dim() - 1))\n"
     )
 
-    def convert(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine, plan):
-        module, mesh, dropped, autocast = plan
-        loop = cst.parse_statement(
-            f"for param in {module}.parameters():\n"
-            f"    xs.mark_sharding(param, {mesh}, ({mesh}.axis_names[-1],) + (None,) * (param.dim() - 1))\n"
+    def visit_Module(self, node: cst.Module) -> None:
+        super().visit_Module(node)
+        self.first_use: cst.CSTNode | None = None  # the top-level statement of the first helper call
+        # tensor parallelism lays parameters out before FSDP2 (PyTorch's 2-D examples): the
+        # helper adds the data-parallel axis to their layouts
+        self.after_tensor_parallel = self.shards and any(
+            isinstance(n, cst.Call) and self.qualname(n.func) == PARALLELIZE for n in subtree(node)
         )
+        self.defined = {s.name.value for s in node.body if isinstance(s, cst.FunctionDef)}
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module):
+        if self.first_use is None or HELPER in self.defined:
+            return updated
+        return with_definitions(original, updated, [HELPER_DEF], self.first_use)
+
+    def convert(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine, plan):
+        module, (mesh, axis), dropped, autocast = plan
+        axis = axis or f"{mesh}.axis_names[-1]"
+        if self.after_tensor_parallel:
+            loop = cst.parse_statement(f"{HELPER}({module}, {mesh}, {axis})\n")
+            if self.fixes(original) and self.first_use is None and self.ctx.statements:
+                self.first_use = self.ctx.statements[0]
+        else:
+            loop = cst.parse_statement(
+                f"for param in {module}.parameters():\n"
+                f"    xs.mark_sharding(param, {mesh}, ({axis},) + (None,) * (param.dim() - 1))\n"
+            )
         loop = loop.with_changes(leading_lines=updated.leading_lines)
         replacement = loop
         if autocast:
@@ -107,8 +148,9 @@ class FullyShardToMarks(StatementRule):
         module = call.args[0].value
         if autocast and not isinstance(module, (cst.Name, cst.Attribute)):
             return None
-        mesh_code = code_of(mesh.value) if mesh is not None else "xs.get_global_mesh()"
-        return code_of(module), mesh_code, dropped, autocast
+        if mesh is None:
+            return code_of(module), ("xs.get_global_mesh()", None), dropped, autocast
+        return code_of(module), self.mesh_of(mesh.value) or (code_of(mesh.value), None), dropped, autocast
 
     def _half(self, value: cst.BaseExpression) -> bool:
         """``MixedPrecisionPolicy(param_dtype=torch.bfloat16)`` (or float16) written in the call."""

@@ -4,15 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.sharding.common import (
-    NP,
-    SPMD_GUIDE,
-    XS,
-    StatementRule,
-    imports_behind,
-)
+from codemods.sharding.common import NP, SPMD_GUIDE, XS, StatementRule, imports_behind, mesh_arg
 from codemods.shared.sharded_models import INIT_DEVICE_MESH, INIT_PROCESS_GROUP
-from migrate_xla.rule import XR, call_arg, code_of, string_value
+from migrate_xla.rule import XR, call_arg, code_of, string_value, subtree
 
 DEVICES = "xr.global_runtime_device_count()"
 
@@ -25,11 +19,15 @@ class DeviceMeshToXsMesh(StatementRule):
     shape counts processes (torchrun's world size); the SPMD mesh's counts the devices one
     process drives, read from the runtime: the first axis takes
     ``xr.global_runtime_device_count()`` divided by the other axes as written
-    (``(dp, tp)`` with ``tp`` a number keeps ``tp`` and gives ``dp`` the rest). ``xr.use_spmd()``
+    (``(dp, tp)`` with ``tp`` a number or a name, ``TP`` or ``args.tp``, keeps ``tp`` and gives
+    ``dp`` the rest). ``xr.use_spmd()``
     comes first unless the script's process group became it (XLA620), and the mesh becomes the
     global one (``xs.set_global_mesh``), which torch_xla's sharding helpers and FSDPv2 read. A
-    mesh whose later axes are not numbers, without ``mesh_dim_names`` or for another device type
-    than CUDA is flagged (XLA608 stays). Measured (docs/decisions.md): torch's DeviceMesh of
+    mesh whose later axes are not numbers or names, without ``mesh_dim_names`` or for another device type
+    than CUDA is flagged (XLA608 stays). An ``xs.Mesh`` has no sub-meshes: a sub-mesh kept in a
+    name (``tp_mesh = mesh["tp"]``, PyTorch's 2-D examples) whose every use this family converts
+    (the mesh of ``parallelize_module`` or ``fully_shard``, ``size()``, ``get_local_rank()``) is
+    removed, and each use names the mesh and the axis (``axis="tp"``). Measured (docs/decisions.md): torch's DeviceMesh of
     device type ``"xla"`` shards through DTensor's ``distribute_tensor``, but FSDP2's
     ``fully_shard`` cannot use it (no process groups), so the mesh becomes torch_xla's own.
     """
@@ -51,7 +49,33 @@ class DeviceMeshToXsMesh(StatementRule):
         "xs.set_global_mesh(mesh)\n"
     )
 
+    def visit_Module(self, node: cst.Module) -> None:
+        super().visit_Module(node)
+        # the sub-meshes written out where XLA625 names the mesh and the axis instead
+        self.passed = {id(mesh_arg(self.ctx, n)) for n in subtree(node) if isinstance(n, cst.Call)}
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        """A sub-mesh neither passed where it converts nor kept in a name whose uses do: flagged."""
+        if self.shards and id(node) not in self.passed and self.mesh_of(node) is not None:
+            statement = self.ctx.statements[-1] if self.ctx.statements else None
+            if statement is None or self.plan(statement) is None:
+                self.flag(
+                    node,
+                    f"`{code_of(node)}`: an `xs.Mesh` has no sub-meshes; pass the mesh and name the axis "
+                    f'(`xla_parallelize_module(module, mesh, plan, axis="tp")`, '
+                    f'`xs.mark_sharding(t, mesh, ("dp", None))`), or keep the sub-mesh in a name of its own '
+                    f"used only as a mesh argument ({SPMD_GUIDE})",
+                )
+
     def convert(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine, plan):
+        if isinstance(plan, str):  # a sub-mesh kept in a name
+            return self.replace(
+                original,
+                updated,
+                cst.RemovalSentinel.REMOVE,
+                f"`{plan}` removed: an `xs.Mesh` has no sub-meshes; where the sub-mesh was used, the mesh and "
+                f"the axis name are ({SPMD_GUIDE})",
+            )
         target, rest, names = plan
         first = DEVICES if not rest else f"{DEVICES} // " + (rest[0] if len(rest) == 1 else f"({' * '.join(rest)})")
         shape = ", ".join([first, *rest]) + ("," if not rest else "")
@@ -77,10 +101,14 @@ class DeviceMeshToXsMesh(StatementRule):
 
     def plan(self, statement: cst.SimpleStatementLine):
         """(the assigned name, the later axes' sizes, the axis names' code) for
-        ``name = init_device_mesh("cuda", shape, mesh_dim_names=names)``; None otherwise."""
+        ``name = init_device_mesh("cuda", shape, mesh_dim_names=names)``; the statement's code for
+        a sub-mesh whose every use names its mesh and axis (``tp_mesh = mesh["tp"]``, sharding's
+        ``meshes``); None otherwise."""
         if len(statement.body) != 1 or not isinstance(statement.body[0], cst.Assign):
             return None
         assign = statement.body[0]
+        if len(assign.targets) == 1 and self.meshes.get(code_of(assign.targets[0].target), (None, None))[1]:
+            return code_of(statement.body[0])
         call = assign.value
         if not isinstance(call, cst.Call) or self.qualname(call.func) not in INIT_DEVICE_MESH:
             return None
@@ -96,7 +124,7 @@ class DeviceMeshToXsMesh(StatementRule):
         sizes = [e.value for e in shape.value.elements]
         if len(sizes) != len(names.value.elements) or any(string_value(e.value) is None for e in names.value.elements):
             return None
-        if not all(isinstance(s, cst.Integer) for s in sizes[1:]):
+        if not all(isinstance(s, (cst.Integer, cst.Name, cst.Attribute)) for s in sizes[1:]):
             return None
         if any(
             a.keyword is not None and a.keyword.value not in ("device_type", "mesh_shape", "mesh_dim_names")

@@ -18,10 +18,30 @@ SHARDING_MODULES = (
     "torch.distributed.device_mesh",
     "torch.distributed.tensor.parallel",
 )
+# Where DTensor's layouts (Shard, Replicate) are imported from
+PLACEMENT_MODULES = (
+    "torch.distributed.tensor",
+    "torch.distributed._tensor",
+    "torch.distributed.tensor.placement_types",
+    "torch.distributed._tensor.placement_types",
+)
 # Tensor parallelism's names that have an SPMD form (codemods/sharding/tensor_parallel.py): the
-# rest of torch.distributed.tensor (DTensor, other styles, loss_parallel) has none here yet
-TENSOR_PARALLEL = tuple(
-    f"torch.distributed.tensor.parallel.{name}" for name in ("parallelize_module", "ColwiseParallel", "RowwiseParallel")
+# plan, its styles and layouts, loss_parallel; the rest of torch.distributed.tensor (DTensor) has
+# none here yet
+TENSOR_PARALLEL = (
+    *(
+        f"torch.distributed.tensor.parallel.{name}"
+        for name in (
+            "parallelize_module",
+            "ColwiseParallel",
+            "RowwiseParallel",
+            "SequenceParallel",
+            "PrepareModuleInput",
+            "PrepareModuleOutput",
+            "loss_parallel",
+        )
+    ),
+    *(f"{module}.{name}" for module in PLACEMENT_MODULES for name in ("Shard", "Replicate")),
 )
 # Parallelism without an SPMD form here yet: a file that uses one keeps all its sharding flagged
 # (XLA608), never half-converted
@@ -45,7 +65,11 @@ MULTIPROCESS = (
 )
 INIT_PROCESS_GROUP = "torch.distributed.init_process_group"
 DESTROY_PROCESS_GROUP = "torch.distributed.destroy_process_group"
-INIT_DEVICE_MESH = ("torch.distributed.device_mesh.init_device_mesh", "torch.distributed.init_device_mesh")
+INIT_DEVICE_MESH = (
+    "torch.distributed.device_mesh.init_device_mesh",
+    "torch.distributed.init_device_mesh",
+    "torch.distributed._tensor.device_mesh.init_device_mesh",
+)
 
 
 def shards_its_model(rule: Rule, module: cst.Module) -> bool:

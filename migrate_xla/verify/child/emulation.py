@@ -360,12 +360,14 @@ def _sharding_on_cpu(emulated: str) -> None:
     and FSDP v1 is given the CPU as its device (torch refuses FSDP v1 without an accelerator
     unless ``device_id`` names the CPU; an index or the emulated device would be a GPU's), once
     the script imports it. At world size 1 both shard nothing: what runs is the unsharded model
-    with FSDP's mixed precision."""
+    with FSDP's mixed precision. A mesh of several axes is one device on each at world size 1,
+    whatever shape the script computes for it: ``(world_size // tp, tp)`` with ``tp = 2``, the
+    2-D layout of PyTorch's FSDP + tensor-parallel example, is ``(0, 2)`` there."""
     import torch.distributed as dist
     from torch.distributed import device_mesh
 
     init_mesh = device_mesh.init_device_mesh
-    mesh_on_cpu = _device_type_on_cpu(init_mesh, emulated)
+    mesh_on_cpu = _mesh_of_one_process(_device_type_on_cpu(init_mesh, emulated), init_mesh)
     device_mesh.init_device_mesh = mesh_on_cpu
     if getattr(dist, "init_device_mesh", None) is init_mesh:
         dist.init_device_mesh = mesh_on_cpu
@@ -388,6 +390,25 @@ def _sharding_on_cpu(emulated: str) -> None:
 
     # FSDP v1 takes 0.4 s to import: patched when the script imports it
     _after_import(("torch.distributed.fsdp.fully_sharded_data_parallel",), fsdp_on_cpu)
+
+
+def _mesh_of_one_process(init_mesh, signature_of):
+    """``init_mesh`` (``init_device_mesh``) with its ``mesh_shape`` one device on each axis where
+    the reference runs alone (world size 1, the only size it runs at)."""
+    import torch.distributed as dist
+
+    arguments = _binder(signature_of)
+
+    def one_each(*args, **kwargs):
+        bound = arguments(*args, **kwargs)
+        alone = dist.get_world_size() == 1 if dist.is_initialized() else os.environ.get("WORLD_SIZE", "1") == "1"
+        shape = bound.arguments.get("mesh_shape") if bound is not None else None
+        if not alone or not isinstance(shape, (tuple, list)):
+            return init_mesh(*args, **kwargs)
+        bound.arguments["mesh_shape"] = (1,) * len(shape)
+        return init_mesh(*bound.args, **bound.kwargs)
+
+    return one_each
 
 
 def _device_type_on_cpu(original, emulated: str):

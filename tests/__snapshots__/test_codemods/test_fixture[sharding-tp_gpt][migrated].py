@@ -28,27 +28,54 @@ def xla_parallelize_module(module, device_mesh=None, parallelize_plan=None, axis
     them over the mesh's tensor-parallel axis (``axis``, else the mesh's last): "colwise"
     (ColwiseParallel) splits a Linear's weight by output features and its bias with it (an
     Embedding's weight by columns), "rowwise" (RowwiseParallel) a Linear's weight by input
-    features, its bias whole (an Embedding's weight by rows). XLA's partitioner adds the
-    collectives the styles make by hand; the forward computes on whole tensors. Written by
-    xla-migrate (XLA625)."""
+    features, its bias whole (an Embedding's weight by rows); "sequence" (SequenceParallel) keeps
+    the weights whole and splits the module's input and output on the sequence dimension, 1;
+    "input" and "output" (PrepareModuleInput/Output) annotate activations only. A style written
+    as a dict adds the layouts of the module's activations: "input" (its positional inputs) and
+    "output", each the dimension split over the axis or None (whole), one a tensor where a tuple.
+    XLA's partitioner adds the collectives the styles make by hand; the forward computes on whole
+    tensors. Written by xla-migrate (XLA625)."""
     from fnmatch import fnmatchcase
 
     mesh = device_mesh or xs.get_global_mesh()
     axis = axis or mesh.axis_names[-1]
+
+    def shard(param, spec):
+        xs.mark_sharding(param, mesh, spec)
+        param.xla_partition_spec = spec  # what FSDP2's form adds its axis to
+
+    def mark(tensors, dims):
+        tensors = tensors if isinstance(tensors, tuple) else (tensors,)
+        dims = dims if isinstance(dims, tuple) else (dims,) * len(tensors)
+        for tensor, dim in zip(tensors, dims):
+            if isinstance(tensor, torch.Tensor):
+                spec = [None] * tensor.dim()
+                if dim is not None:
+                    spec[dim] = axis
+                xs.mark_sharding(tensor, mesh, tuple(spec))
+
     plan = parallelize_plan.items() if isinstance(parallelize_plan, dict) else [("", parallelize_plan)]
     for path, style in plan:
+        if isinstance(style, str):
+            style = {"style": style, **({"input": 1, "output": 1} if style == "sequence" else {})}
+        if not isinstance(style, dict):
+            raise TypeError(f"{style!r} has no SPMD form here: see the XLA608 note where the plan is written")
         pattern = path.split(".") if path else []
         for name, sub in module.named_modules():
             parts = name.split(".") if name else []
             if len(parts) != len(pattern) or not all(map(fnmatchcase, parts, pattern)):
                 continue
             embedding = isinstance(sub, torch.nn.Embedding)
-            if style == "colwise":
-                xs.mark_sharding(sub.weight, mesh, (None, axis) if embedding else (axis, None))
+            if style["style"] == "colwise":
+                shard(sub.weight, (None, axis) if embedding else (axis, None))
                 if getattr(sub, "bias", None) is not None:
-                    xs.mark_sharding(sub.bias, mesh, (axis,))
-            elif style == "rowwise":
-                xs.mark_sharding(sub.weight, mesh, (axis, None) if embedding else (None, axis))
+                    shard(sub.bias, (axis,))
+            elif style["style"] == "rowwise":
+                shard(sub.weight, (axis, None) if embedding else (None, axis))
+            if "input" in style:
+                sub.register_forward_pre_hook(lambda _, args, dims=style["input"]: mark(args, dims))
+            if "output" in style:
+                sub.register_forward_hook(lambda _, args, out, dims=style["output"]: mark(out, dims))
     return module
 
 
