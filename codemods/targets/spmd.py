@@ -130,9 +130,10 @@ class SpmdBatchSharding(TargetRule):
     )
 
     def skips(self, module: cst.Module) -> bool:
-        # a mesh of the script's own (the sharding rules' from its device mesh or FSDP, XLA620 and
-        # XLA623) has no "data" axis: those rules shard its batches over the mesh's axes (XLA624)
-        own_mesh = OWN_MESH.search(self.ctx.source) is not None
+        # a mesh of the script's own (set up by hand, or by the sharding rules from its device mesh
+        # or FSDP, XLA620 and XLA623) has no "data" axis: those rules shard its batches over the
+        # mesh's axes (XLA624)
+        own_mesh = OWN_MESH.search(self.ctx.source) is not None or shards_its_model(self, module)
         return own_mesh or (distributes_itself(self, module) and "use_spmd()" not in self.ctx.source)
 
     def leave_For(self, original: cst.For, updated: cst.For):
