@@ -257,6 +257,9 @@ def classify(c, report, log, migrated_dir, env, py, verify_rc):
     library = re.search(r"CUDA hard-coded in the library [^)]*\)", log)
     if mig_err and library:  # the migrated script is right, an installed library asks for a GPU
         return "environment", f"migrated run: {library.group(0)}"
+    held = re.search(r"(XLA\d{3})'s fix \(held back", mig_err)
+    if held:  # a crash the migration foresaw: its fix changes what is computed, so the user decides
+        return "held back", f"{held.group(1)}'s fix is held back (--unsafe-fixes): {last_error_line(mig_err)[:200]}"
     if mig_err and RECOMPILING in mig_err:
         return "runtime?", f"the migrated run compiled new graphs at every step: {last_error_line(mig_err)[:200]}"
     if mig_err:
