@@ -36,7 +36,16 @@ def test_sharded_example_keeps_the_unsharded_losses_on_virtual_devices(script, d
     result = run_verify(str(script), "--target", "spmd", *STEPS, "--json", str(report), "--", "--steps", "4")
     assert result.exit_code == 0, result.output
     assert "verdict: match" in result.output
-    assert json.loads(report.read_text())["steps_compared"] == 4
+    report = json.loads(report.read_text())
+    assert report["steps_compared"] == 4
+    # the sharding report: each device holds a part of the parameters, and the step's graph as
+    # XLA partitioned it moves data between the devices
+    sharding = report["sharding"]
+    assert sharding["devices"] == int(devices)
+    held = sharding["held"]["parameters"]
+    assert 0 < held["per_device"] < held["total"]
+    assert sum(c["count"] for c in sharding["step_graph"]["collectives"].values()) > 0
+    assert "sharding (SPMD over" in result.output and "a device holds: parameters" in result.output
 
 
 SABOTAGES = {
@@ -164,3 +173,50 @@ def test_the_default_target_makes_the_same_spmd_program():
     single, _ = migrate_code(FSDP_GPT.read_text(), options_for())
     spmd, findings = migrate_code(FSDP_GPT.read_text(), options_for(target="spmd"))
     assert spmd == single and "FSDPv2(" in single and "init_process_group" not in single
+
+
+def test_the_sharding_report_counts_a_device_share_and_the_collectives_bytes(tmp_path):
+    """A device's share is the tensor over the tiles its HLO sharding cuts (a replicated last tile
+    dimension is copies, not pieces); each collective of the largest graph XLA dumped counts the
+    bytes it produces, a tuple's parts summed, float64 as the script's float32 in float64 mode."""
+    from migrate_xla.verify import sharding_report
+
+    assert sharding_report.tiles("") == sharding_report.tiles("{replicated}") == 1
+    assert sharding_report.tiles("{devices=[2,1,2]0,2,1,3 last_tile_dim_replicate}") == 2
+    assert sharding_report.tiles("{devices=[4,1]0,1,2,3}") == 4
+    dump = tmp_path / "hlo"
+    dump.mkdir()
+    (dump / "module_0001.SyncTensorsGraph.9.cpu_after_optimizations.txt").write_text("%x = f32[2]{0} add(%a, %b)\n")
+    (dump / "module_0002.SyncTensorsGraph.99.cpu_after_optimizations.txt").write_text(
+        "  %all-gather = f32[64,32]{1,0} all-gather(%copy.654), channel_id=4, dimensions={0}\n"
+        "  %all-reduce.1 = (f64[8]{0}, s64[]) all-reduce(%p, %q), channel_id=5, to_apply=%sum\n"
+        "  ROOT %cp = bf16[4,4]{1,0} collective-permute(%r), source_target_pairs={{0,1}}\n"
+    )
+    capture = {
+        "devices": 4,
+        "mesh": {"shape": [2, 2], "axes": ["dp", "tp"]},
+        "parameters": [
+            {
+                "name": "w",
+                "shape": [64, 32],
+                "bytes": 8192,
+                "sharding": "{devices=[4,1]0,1,2,3}",
+                "axes": [["dp", "tp"], None],
+                "grad": None,
+                "state": [[8192, "{devices=[4,1]0,1,2,3}"]],
+            },
+            {"name": "b", "shape": [64], "bytes": 256, "sharding": "", "axes": None, "grad": [256, ""], "state": []},
+        ],
+    }
+    report = sharding_report.collect(capture, dump, float64=True)
+    assert report["held"]["parameters"] == {"total": 8448, "per_device": 2048 + 256}
+    assert report["held"]["gradients"] == {"total": 8448, "per_device": 2048 + 256}  # w's: its parameter's layout
+    assert report["held"]["optimizer_state"] == {"total": 8192, "per_device": 2048}
+    counts = report["step_graph"]["collectives"]
+    assert counts["all-gather"] == {"count": 1, "bytes": 64 * 32 * 4}
+    assert counts["all-reduce"] == {"count": 1, "bytes": 8 * 4 + 8}
+    assert counts["collective-permute"] == {"count": 1, "bytes": 32}
+    assert report["step_graph"]["graphs_compiled"] == 2
+    text = "\n".join(sharding_report.render(report))
+    assert "w [64, 32]: (('dp', 'tp'), None), 2.05 kB a device of 8.19 kB" in text
+    assert "b [64]: replicated, 256 B a device of 256 B" in text

@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from migrate_xla.verify.diagnosis import Finding, diagnose
+from migrate_xla.verify.sharding_report import render as render_sharding_report
 from migrate_xla.verify.tpu_report import render as render_tpu_report
 
 FLOAT64_TOLERANCE = (1e-6, 1e-9)
@@ -148,6 +149,7 @@ class Run:
     compiled: list[dict] = field(default_factory=list)
     # the XLA run's capture of one step for the TPU report, its graphs read (tpu_report.collect)
     tpu_capture: dict | None = None
+    sharding: dict | None = None  # an SPMD run's layouts and collectives (sharding_report.collect)
 
     @property
     def emulates_tpu(self) -> bool:
@@ -228,6 +230,7 @@ class Result:
             "reference": run(self.reference, False),
             "migrated": run(self.migrated, True),
             "tpu_report": self.tpu_report,
+            "sharding": self.migrated.sharding,
         }
 
     def to_json(self) -> str:
@@ -417,6 +420,7 @@ def table(result: Result) -> str:
             rule = f" [{finding.rule}]" if finding.rule else ""
             lines.append(f"  {finding.kind}: {finding.message}{rule}")
     lines += render_tpu_report(result.tpu_report)
+    lines += render_sharding_report(result.migrated.sharding)
     return "\n".join(lines) + "\n"
 
 

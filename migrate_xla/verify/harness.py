@@ -33,7 +33,7 @@ from pathlib import Path
 from migrate_xla import tpu_api
 from migrate_xla.findings import RUNTIMES
 from migrate_xla.project import MIGRATION_FIELDS, SettingsError, configure
-from migrate_xla.verify import cuda_refusals, interpreter, project_copy, tpu_report
+from migrate_xla.verify import cuda_refusals, interpreter, project_copy, sharding_report, tpu_report
 from migrate_xla.verify.compare import MIN_DECIDING_STEPS, Result, Run, compare
 from migrate_xla.verify.diagnosis import in_user_files
 from migrate_xla.verify.frames import INSTRUMENT_FOLDER, library_of
@@ -709,6 +709,8 @@ def _run_child(
             child_env["PT_XLA_DEBUG_FILE"] = str(debug_file)
         if settings.tpu_report:  # each operation's Python stack in the graphs the TPU report reads
             child_env.setdefault("XLA_HLO_DEBUG", "1")
+        if settings.tpu_report and _spmd(script):  # the graphs as partitioned, for the sharding report
+            child_env["XLA_FLAGS"] = sharding_report.dump_flags(records / "hlo", env.get("XLA_FLAGS"))
     run = Run(role, float64=float64, runtime=(settings.runtime or RUNTIMES[0]) if role == "migrated" else None)
     started = time.monotonic()
     with open(work / f"{role}.stdout", "wb") as out, open(work / f"{role}.stderr", "wb") as err:
@@ -766,8 +768,17 @@ def _run_child(
     if run.error and run.losses:
         run.error += f" after {len(run.losses)} steps"
     if run.tpu_capture:  # read now: its graphs lie in the run's temporary folder
+        run.sharding = sharding_report.collect(run.tpu_capture.pop("sharding", None), records / "hlo", float64)
         run.tpu_capture = tpu_report.collect(run.tpu_capture, records, _read(debug_file))
     return run
+
+
+def _spmd(script: Path) -> bool:
+    """Whether the migrated script runs SPMD (it calls ``xr.use_spmd()``)."""
+    try:
+        return "use_spmd(" in script.read_text(errors="replace")
+    except OSError:
+        return False
 
 
 def _stop_group(process: subprocess.Popen) -> None:

@@ -819,7 +819,7 @@ def _transfer_findings(collected: dict, totals: dict) -> list[dict]:
         found.append(
             _finding(
                 "transfer",
-                f"{_size(site['native_bytes'])} a step {towards} in {site['count']} transfer(s) ({site['what']}"
+                f"{size_text(site['native_bytes'])} a step {towards} in {site['count']} transfer(s) ({site['what']}"
                 + (f", {shape})" if shape else ")")
                 + (f": {advice}" if advice else ""),
                 site["frame"],
@@ -837,7 +837,7 @@ def _memory_findings(memory: dict, tpu: Tpu) -> list[dict]:
     return [
         _finding(
             "memory",
-            f"the step needs about {_size(memory['total'])}, more than {tpu.name}'s {tpu.hbm_bytes / GiB:g} GiB of HBM: "
+            f"the step needs about {size_text(memory['total'])}, more than {tpu.name}'s {tpu.hbm_bytes / GiB:g} GiB of HBM: "
             "shard the model (SPMD, FSDP), lower the batch, or recompute activations (gradient checkpointing)",
             None,
             bytes=memory["total"],
@@ -848,7 +848,8 @@ def _memory_findings(memory: dict, tpu: Tpu) -> list[dict]:
 # -- text --------------------------------------------------------------------------------------------------
 
 
-def _size(count: float) -> str:
+def size_text(count: float) -> str:
+    """A byte count as the reports write it: 1.15 kB."""
     for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
         if count >= scale:
             return f"{count / scale:.3g} {unit}"
@@ -876,16 +877,16 @@ def render(report: dict | None) -> list[str]:
     lines = [
         f"TPU report ({tpu.describe()}; the migrated run's graphs, {at}; docs/tpu_performance.md):",
         f"  a step: {step['graphs']} graph(s), {step['flops'] / 1e9:.3g} GFLOP in matrix units "
-        f"({step['flops_float32'] / max(step['flops'], 1):.0%} float32), {_size(step['bytes'])} read and written",
+        f"({step['flops_float32'] / max(step['flops'], 1):.0%} float32), {size_text(step['bytes'])} read and written",
         f"  at least {_time(step['lower_bound_s'])} a step on {tpu.name} ({step['bound']}-bound: MXU "
         f"{_time(step['compute_s'])} with padding, HBM {_time(step['memory_s'])}): MXU utilization at most "
         f"{step['mxu_utilization']:.1%}",
-        f"  memory: parameters {_size(memory['parameters'])}, optimizer state {_size(memory['optimizer_state'])}"
-        + (f", the step's graph {_size(memory['step_graph'])}" if memory["step_graph"] else "")
+        f"  memory: parameters {size_text(memory['parameters'])}, optimizer state {size_text(memory['optimizer_state'])}"
+        + (f", the step's graph {size_text(memory['step_graph'])}" if memory["step_graph"] else "")
         + f": {memory['share']:.2%} of {tpu.name}'s {tpu.hbm_bytes / GiB:g} GiB"
         + ("" if memory["fits"] else " (does not fit)"),
-        f"  host transfers a step: {_size(transfers['to_device_bytes'])} to the device in "
-        f"{transfers['to_device_count']}, {_size(transfers['from_device_bytes'])} from it in "
+        f"  host transfers a step: {size_text(transfers['to_device_bytes'])} to the device in "
+        f"{transfers['to_device_count']}, {size_text(transfers['from_device_bytes'])} from it in "
         f"{transfers['from_device_count']}"
         + (f"; per-device batch {step['batch']}" if step["batch"] else "")
         + (f"; {step['recompilations']} graph(s) compiled after the warm-up" if step["recompilations"] else ""),

@@ -131,6 +131,7 @@ class TpuCapture:
         self.at_open: dict = {}
         self.state: dict = {}
         self.spmd_devices: int | None = None  # under SPMD the graph is the whole program, before partitioning
+        self.sharding: dict | None = None  # under SPMD, each parameter's layout (sharding_report.py)
         self.record: dict | None = None
         self.seconds = 0.0  # spent capturing: the lowerings, the live objects' walk, the calls' bookkeeping
 
@@ -193,6 +194,8 @@ class TpuCapture:
         self.loader_at_open = dict(self.loader)
         self.state = _state_bytes([p for _, p in self.models()], self.float64)
         self.spmd_devices = _spmd_devices()
+        if self.spmd_devices:
+            self.sharding = _layouts(self.models(), self.float64, self.spmd_devices)
         self._patch()
         self.open = True
         self.seconds += time.perf_counter() - started
@@ -216,6 +219,7 @@ class TpuCapture:
             "loader": self.loader,
             "state": self.state,
             "spmd_devices": self.spmd_devices,
+            "sharding": self.sharding,
             "float64": self.float64,
             "seconds": self.seconds,
             "error": self.error,
@@ -445,3 +449,38 @@ def _state_bytes(models: list, float64: bool) -> dict:
                     seen.add(id(value))
                     state += _native_bytes(value, float64)
     return {"parameters": parameters, "optimizer": state, "optimizers": len(_live_optimizers)}
+
+
+def _layouts(models: list, float64: bool, devices: int) -> dict:
+    """Under SPMD, each parameter's layout as torch_xla holds it (the tensor's HLO sharding, ""
+    where none was marked) with its bytes, its gradient's where it has one and its optimizer
+    state's, and the axes xla-migrate's written functions kept (``xla_partition_spec``); the
+    global mesh's shape and axes."""
+    import torch_xla.distributed.spmd as xs
+    from torch_xla import _XLAC
+
+    def layout(tensor) -> list:
+        return [_native_bytes(tensor, float64), _XLAC._get_xla_sharding_spec(tensor)]
+
+    state_of = {id(p): state for optimizer in list(_live_optimizers) for p, state in optimizer.state.items()}
+    parameters = []
+    for name, p in models:
+        bytes_, sharding = layout(p)
+        state = state_of.get(id(p), {})
+        parameters.append(
+            {
+                "name": name,
+                "shape": list(p.shape),
+                "bytes": bytes_,
+                "sharding": sharding,
+                "axes": getattr(p, "xla_partition_spec", None),
+                "grad": layout(p.grad) if p.grad is not None else None,
+                "state": [layout(v) for v in state.values() if isinstance(v, torch.Tensor) and v.numel() > 1],
+            }
+        )
+    mesh = xs.get_global_mesh()
+    return {
+        "devices": devices,
+        "mesh": {"shape": list(mesh.mesh_shape), "axes": list(mesh.axis_names)} if mesh else None,
+        "parameters": parameters,
+    }
