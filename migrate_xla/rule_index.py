@@ -100,4 +100,5 @@ RULES = (
     ('XLA903', ('single', 'multiprocess', 'spmd'), ('\\badd_graph\\(', '\\btrace(?:_module)?\\('), ('cuda|CUDA|torch_xla\\.device\\b|xla_device|[\'\\"]xla\\b|XLA_|accelerator(?<!\\waccelerator)\\b|\\A(?![\\s\\S]*[\'"]cpu[\'"])',), ('torch-xla',), 'codemods.runtime_defects.traced_on_device'),
     ('XLA904', ('single', 'multiprocess', 'spmd'), ('\\binference_mode\\b',), (), ('torch-xla',), 'codemods.runtime_defects.inference_mode'),
     ('XLA905', ('single', 'multiprocess', 'spmd'), ('\\bpack_padded_sequence\\b|\\bpack_sequence\\b|\\bPackedSequence\\b',), (), ('torch-xla',), 'codemods.runtime_defects.packed_sequence'),
+    ('XLA906', ('single', 'multiprocess', 'spmd'), ('(?:apply_activation_checkpointing(?<!\\wapply_activation_checkpointing)|checkpoint(?<!\\wcheckpoint)|checkpoint_sequential(?<!\\wcheckpoint_sequential)|checkpoint_wrapper(?<!\\wcheckpoint_wrapper))\\b',), (), ('torch-xla',), 'codemods.runtime_defects.activation_checkpoint'),
 )

@@ -353,3 +353,70 @@ def test_hardsigmoid_backward_on_the_cpu_multiplies_by_a_float32_sixth_and_verif
     assert 1e-8 < results["cpu eager"] < 1e-7, f"the CPU's hardsigmoid backward is exact now: {results}"
     assert results["xla eager"] < 1e-15
     assert results["cpu float64 mode"] < 1e-15 and results["xla float64 mode"] < 1e-15
+
+
+CHECKPOINT_CHILD = """
+import json
+
+import torch
+import torch.nn as nn
+import torch_xla
+from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper
+from torch.utils.checkpoint import checkpoint
+
+{helper}
+
+def blocks():
+    torch.manual_seed(0)
+    return nn.ModuleList(nn.Sequential(nn.Linear(16, 32), nn.GELU(), nn.Linear(32, 16)) for _ in range(3))
+
+
+def step(forward, device, grad_input):
+    model = blocks().to(device)
+    x = torch.randn(4, 16, generator=torch.Generator().manual_seed(1)).to(device).requires_grad_(grad_input)
+    h = x
+    for block in model:
+        h = h + forward(block, h)
+    h.square().mean().backward()
+    grads = [p.grad for p in model.parameters()]
+    barriers = torch_xla._XLAC._get_xla_tensors_hlo(grads).count("opt-barrier") if device != "cpu" else 0
+    return [g.cpu() for g in grads], barriers
+
+
+results = {{}}
+for label, forward in (
+    ("torch", lambda b, h: checkpoint(b, h, use_reentrant=False)),
+    ("torch reentrant", lambda b, h: checkpoint(b, h, use_reentrant=True, preserve_rng_state=False)),
+    ("fsdp wrapper", lambda b, h: checkpoint_wrapper(b)(h)),
+):
+    try:
+        step(forward, torch_xla.device(), True)
+        results[label] = "ran"
+    except Exception as exc:
+        results[label] = f"{{type(exc).__name__}}: {{exc}}"
+for grad_input in (True, False):
+    cpu, _ = step(lambda b, h: b(h), "cpu", grad_input)
+    xla, barriers = step(lambda b, h: xla_checkpoint(b, h, use_reentrant=False), torch_xla.device(), grad_input)
+    results[f"written, input grad {{grad_input}}"] = {{
+        "max diff": max((a - b).abs().max().item() for a, b in zip(cpu, xla)),
+        "barriers": barriers,
+    }}
+print("RESULTS " + json.dumps(results))
+"""
+
+
+def test_torch_activation_checkpointing_fails_on_the_device_and_what_xla906_writes_trains_the_same():
+    """XLA906: torch's checkpoint (reentrant or not) and FSDP's checkpoint_wrapper fail on the XLA
+    device; xla_checkpoint gives the CPU's gradients, behind optimization barriers where an input
+    requires a gradient (torch_xla's checkpoint), and the function run whole where none does."""
+    from codemods.runtime_defects.activation_checkpoint import HELPER_DEF
+
+    results = run_child(CHECKPOINT_CHILD.format(helper=HELPER_DEF.replace("{", "{{").replace("}", "}}")))
+    missing = ("AttributeError: module 'torch' has no attribute 'xla'", "RuntimeError: torch has no module of `xla`")
+    assert all(results[form].startswith(missing) for form in ("torch", "torch reentrant", "fsdp wrapper")), (
+        f"torch's checkpoint runs on XLA now (XLA906 can go): {results}"
+    )
+    with_grad, without = results["written, input grad True"], results["written, input grad False"]
+    assert with_grad["max diff"] < 1e-6 and without["max diff"] < 1e-6
+    # three blocks checkpointed; without a gradient of the input, the first runs whole
+    assert with_grad["barriers"] == 12 and without["barriers"] == 8

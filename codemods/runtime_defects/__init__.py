@@ -7,7 +7,8 @@ operation torch_xla has no kernel for, not even its CPU fallback: sparse tensors
 (``migrate_xla/xla_ops.py``, generated from the installed torch_xla by ``make xla-ops``,
 says what each API needs and whether XLA runs it), or TorchScript's tracer, which cannot
 trace a convolution on the XLA device, or inference mode, under which a linear layer cannot
-run there, or a PackedSequence, on which no RNN runs there. A user cannot find these alone. Each rule here flags
+run there, or a PackedSequence, on which no RNN runs there, or torch's activation
+checkpointing, which asks for a device module torch_xla does not register. A user cannot find these alone. Each rule here flags
 the ops of one measured defect, names the version measured and offers a fix that writes the
 same function in ops XLA gets right (opt-in, unsafe, where the code changes what it computes
 with). Every defect has a
@@ -28,4 +29,5 @@ rules do not run.
 #   traced_on_device.py  XLA903 traced-on-device
 #   inference_mode.py  XLA904 inference-mode
 #   packed_sequence.py XLA905 packed-sequence
+#   activation_checkpoint.py XLA906 activation-checkpoint
 #   common.py          where the measured defects are written down (docs/runtime_defects.md)

@@ -67,6 +67,13 @@ KNOWN_CRASHES = (
         "XLA613",
     ),
     (
+        re.compile(r"module 'torch' has no attribute 'xla'|torch has no module of `xla`"),
+        "torch's activation checkpointing on the XLA device, which fails there (it asks for a torch.xla device "
+        "module): XLA906's fix, which applies by default, did not apply here (--ignore XLA906, a noqa comment, "
+        "checkpoint_sequential or FSDP's checkpoint wrapper, which it flags): torch_xla's checkpoint replaces it",
+        "XLA906",
+    ),
+    (
         re.compile(r"data is not allocated yet|PackedSequence is not supported"),
         "an RNN on a PackedSequence, which torch_xla runs on no XLA device: give it the padded batch "
         "(XLA905 flagged the line that packs it, with what changes)",
