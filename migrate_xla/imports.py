@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
+from itertools import takewhile
 
 import libcst as cst
 
@@ -150,16 +151,21 @@ def _imports_torch(statement: cst.CSTNode) -> bool:
 def _remove_unused(module: cst.Module, specs: list[Import], elsewhere: Counter) -> cst.Module:
     uses = name_uses(module) + elsewhere
     body = []
-    carried: list[cst.EmptyLine] = []  # the comments above a removed import go to the next line
+    # the comments above a removed import go to the next line, and the gap above it too where that
+    # line has none of its own (the blank line under a docstring stays)
+    carried: list[cst.EmptyLine] = []
     for statement in module.body:
         if isinstance(statement, cst.SimpleStatementLine) and any(have in specs for have in _imports_of(statement)):
             kept = _without_unused(statement, specs, uses)
             if kept is None:
-                carried.extend(line for line in lines_left_by(statement.leading_lines) if line.comment is not None)
+                carried.extend(lines_left_by(statement.leading_lines))
                 continue
             statement = kept
         if carried:
-            statement = statement.with_changes(leading_lines=[*carried, *statement.leading_lines])
+            own = statement.leading_lines
+            gap = [] if own and own[0].comment is None else list(takewhile(lambda line: line.comment is None, carried))
+            comments = [line for line in carried if line.comment is not None]
+            statement = statement.with_changes(leading_lines=[*gap, *comments, *own])
             carried = []
         body.append(statement)
     return module.with_changes(body=body)

@@ -114,7 +114,7 @@ def test_every_rule_has_fixtures(rule):
 PRELUDE = (
     "import torch\nimport torch_xla\nimport torch_xla.core.xla_model as xm\nimport torch_xla.runtime as xr\n"
     "import torch_xla.distributed.parallel_loader as pl\nimport torch_xla.distributed.xla_backend\n"
-    "import torch_xla.distributed.spmd as xs\n"
+    "import torch_xla.distributed.spmd as xs\nimport torch_xla.experimental.distributed_checkpoint as xc\n"
     "from torch.utils.data.distributed import DistributedSampler\n"
 )
 USE = "print(torch.__version__)\n"

@@ -106,6 +106,21 @@ def test_the_comments_directly_above_a_removed_statement_go_with_it_and_others_s
     )
 
 
+def test_a_removed_first_import_leaves_the_blank_line_under_the_docstring():
+    migrated = migrate(
+        """\
+        \"\"\"A script.\"\"\"
+
+        from torch.cuda.amp import autocast
+        import numpy as np
+
+        with autocast():
+            y = np.ones(1)
+        """
+    )
+    assert migrated.startswith('"""A script."""\n\nimport numpy as np\n')
+
+
 def test_the_comments_directly_above_a_removed_import_go_with_it():
     migrated = migrate(
         """\

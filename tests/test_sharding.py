@@ -220,3 +220,32 @@ def test_the_sharding_report_counts_a_device_share_and_the_collectives_bytes(tmp
     text = "\n".join(sharding_report.render(report))
     assert "w [64, 32]: (('dp', 'tp'), None), 2.05 kB a device of 8.19 kB" in text
     assert "b [64]: replicated, 256 B a device of 256 B" in text
+
+
+@pytest.mark.slow
+def test_a_distributed_checkpoint_of_sharded_parameters_loads_back_equal(tmp_path):
+    """XLA626: dcp.save and dcp.load of an FSDP2 model, migrated to SPMD with torch_xla's planners,
+    round-trip its sharded parameters on four CPU devices in one process."""
+    migrated, _ = migrate_code(
+        "import torch\nimport torch.nn as nn\nimport torch.distributed as dist\n"
+        "import torch.distributed.checkpoint as dcp\nfrom torch.distributed.fsdp import fully_shard\n\n"
+        "def main(path):\n"
+        '    dist.init_process_group("nccl")\n'
+        "    torch.manual_seed(0)\n"
+        "    model, other = (nn.Sequential(nn.Linear(8, 16), nn.Linear(16, 4)).to('cuda') for _ in range(2))\n"
+        "    fully_shard(model)\n"
+        "    fully_shard(other)\n"
+        "    dcp.save({'model': model.state_dict()}, checkpoint_id=path)\n"
+        "    state = {'model': other.state_dict()}\n"
+        "    dcp.load(state, checkpoint_id=path)\n"
+        "    other.load_state_dict(state['model'])\n"
+        "    print(all(torch.equal(a.cpu(), b.cpu()) for a, b in zip(model.parameters(), other.parameters())))\n",
+        options_for(),
+    )
+    assert "planner=xc.SPMDSavePlanner()" in migrated and "planner=xc.SPMDLoadPlanner()" in migrated
+    script = tmp_path / "checkpointed.py"
+    script.write_text(migrated + f"\nmain({str(tmp_path / 'checkpoint')!r})\n")
+    env = {**os.environ, "PJRT_DEVICE": "CPU", "CPU_NUM_DEVICES": "4"}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, migrated + done.stderr[-2000:]
+    assert done.stdout.split() == ["True"]

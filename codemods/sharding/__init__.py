@@ -16,10 +16,12 @@ dimension over the mesh, FSDP2's own layout (``Shard(0)``); ``init_device_mesh``
 ``xs.Mesh`` with the same axis names over every device the runtime has; the process group goes
 (one process drives every device); the batch the training loop moves to the device is sharded
 on its first dimension over the mesh, so that each device computes its rows as each GPU did.
-Tensor parallelism's ``parallelize_module`` with ``ColwiseParallel`` / ``RowwiseParallel``
-becomes marks of the planned weights with their styles' layouts. A file that also uses what has
-no SPMD form here yet (RPC, pipelines, DTensor, other styles, ``loss_parallel``) keeps all of it
-flagged (XLA608), never half-converted, and so does a module that
+Tensor parallelism's ``parallelize_module`` becomes marks of the planned weights and
+activations with their styles' layouts (Colwise, Rowwise, Sequence, PrepareModuleInput/Output),
+``loss_parallel`` goes, and FSDP2 after it adds its axis to each layout; a distributed
+checkpoint saves and loads with torch_xla's SPMD planners. A file that also uses what has no
+SPMD form here yet (RPC, pipelines, DTensor itself) keeps all of it flagged (XLA608), never
+half-converted, and so does a module that
 wraps a model without setting SPMD up. Both forms were exact to float32 and float64 rounding
 against the unsharded model, two graphs and no recompilation over six AdamW steps. torch's ``fully_shard``
 on an ``"xla"`` DeviceMesh does not run (no process groups), and torch's wrap policies cannot
@@ -36,4 +38,5 @@ PyTorch/XLA only: under ``--runtime torch-tpu`` the scripts keep their torch for
 #   mesh.py         XLA623 device-mesh-to-xs-mesh
 #   batch.py        XLA624 sharded-batch
 #   tensor_parallel.py  XLA625 tensor-parallel-to-marks
+#   checkpoint.py   XLA626 distributed-checkpoint
 #   common.py       whether a file shards, the guides, the imports the rules add

@@ -1,4 +1,5 @@
 """Ranks and world sizes read from the process group and from device counts. [XLA105, XLA604]"""
+
 import torch.distributed as dist
 import torch_xla
 import torch_xla.runtime as xr
