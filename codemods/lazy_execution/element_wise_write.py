@@ -69,13 +69,14 @@ class ElementWiseWrite(Rule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self.on_device: set[str] = set()
+        self.module: cst.Module | None = None
+        self.on_device: set[str] | None = None  # the names of device tensors, read when first needed
         self.plans: dict[int, tuple[str, cst.For]] = {}  # id(the making call) -> the name, the loop
         self.filled: dict[int, set[str]] = {}  # id(loop) -> the names of the tensors it fills
         self.moves: dict[int, list[tuple[cst.Call, str]]] = {}  # id(loop) -> (the making call, the move)
 
     def visit_Module(self, node: cst.Module) -> None:
-        self.on_device = device_tensor_names(node)
+        self.module = node
         self._plan(node.body)
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
@@ -112,6 +113,8 @@ class ElementWiseWrite(Rule):
         """The loop computes on the host: it names nothing the file keeps on the device, and calls
         only torch's operations (no ``device=``), math, NumPy, random, builtins and the methods that
         read a host value (no model, no function of the file's)."""
+        if self.on_device is None:  # read once a loop fills a tensor: the whole file's walk is rarely needed
+            self.on_device = device_tensor_names(self.module)
         if names_in(loop) & (self.on_device - self.filled[id(loop)]):
             return False
         for call in code_nodes(loop):

@@ -160,8 +160,10 @@ class TensorParallelToMarks(ShardingRule):
         return with_definitions(original, updated, [HELPER_DEF], self.first_use)
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        if not self.shards:
+            return
         calls = [n for n in subtree(node) if isinstance(n, cst.Call)]
-        if self.shards and any(map(self._converts, calls)) and not any(map(self._left, calls)):
+        if any(map(self._converts, calls)) and not any(map(self._left, calls)):
             self.claim(node)
 
     def visit_With(self, node: cst.With) -> None:

@@ -76,6 +76,10 @@ def shards_its_model(rule: Rule, module: cst.Module) -> bool:
     """Whether ``module`` shards its model (the module docstring), decided once a file; the file's
     imports are learned on the way."""
     ctx = rule.ctx
+    if "shards its model" not in ctx.shared and not any(
+        f.rsplit(".", 1)[-1] in ctx.source for f in (INIT_PROCESS_GROUP, *INIT_DEVICE_MESH)
+    ):
+        ctx.shared["shards its model"] = False  # neither joins a group nor builds a mesh: no walk
     if "shards its model" not in ctx.shared:
         names, calls = [], []
         for statement in subtree(module):
