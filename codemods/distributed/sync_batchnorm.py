@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.distributed.common import DDP_GUIDE
-from migrate_xla.rule import UNSAFE, Rule, snippet
+from migrate_xla.rule import UNSAFE, Rule, snippet, words
 
 CONVERT = frozenset(
     {
@@ -54,7 +54,7 @@ class SyncBatchNormOnXla(Rule):
     FIX = UNSAFE
     MARK_HELD_BACK = True  # held back, the run raises at the first SyncBatchNorm forward
     SEVERITY = "error"
-    TRIGGERS = (r"\bSyncBatchNorm\b",)
+    TRIGGERS = (words("SyncBatchNorm"),)
     RUNTIMES = ("torch-xla",)
     BEFORE = "import torch.nn as nn\n\nmodel = nn.SyncBatchNorm.convert_sync_batchnorm(model)\nmodel = DDP(model)\n"
     AFTER = "import torch.nn as nn\n\nmodel = DDP(model)\n"

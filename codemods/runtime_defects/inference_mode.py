@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.runtime_defects.common import DEFECTS_DOC
-from migrate_xla.rule import SAFE, TORCH, Import, Rule, parse_expr, snippet
+from migrate_xla.rule import SAFE, TORCH, Import, Rule, parse_expr, snippet, words
 
 # what the file imports of it, dropped once no call is left
 IMPORTED = (Import("torch", "inference_mode"), Import("torch.autograd.grad_mode", "inference_mode"))
@@ -41,7 +41,7 @@ class InferenceMode(Rule):
     SUMMARY = "torch.inference_mode(), under which torch_xla cannot run linear layers, becomes torch.no_grad()"
     FIX = SAFE
     SEVERITY = "warning"
-    TRIGGERS = (r"\binference_mode\b",)
+    TRIGGERS = (words("inference_mode"),)
     RUNTIMES = ("torch-xla",)
     BEFORE = "with torch.inference_mode():\n    logits = model(x)\n"
     AFTER = "with torch.no_grad():\n    logits = model(x)\n"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.runtime_defects.common import DEFECTS_DOC
-from migrate_xla.rule import Rule, snippet
+from migrate_xla.rule import Rule, snippet, words
 
 PACKING = frozenset(
     {
@@ -51,7 +51,7 @@ class PackedSequence(Rule):
     SUMMARY = "pack_padded_sequence / pack_sequence: no RNN of torch_xla runs on a PackedSequence; flagged"
     FIX = None
     SEVERITY = "error"
-    TRIGGERS = (r"\bpack_padded_sequence\b|\bpack_sequence\b|\bPackedSequence\b",)
+    TRIGGERS = (words("pack_padded_sequence", "pack_sequence", "PackedSequence"),)
     RUNTIMES = ("torch-xla",)
     BEFORE = (
         "from torch.nn.utils.rnn import pack_padded_sequence\n\n"

@@ -42,7 +42,7 @@ class TracedOnDevice(Rule):
     SUMMARY = "TorchScript tracing of a model on the XLA device fails at a convolution: trace a CPU copy"
     FIX = SAFE
     SEVERITY = "warning"
-    TRIGGERS = (r"\badd_graph\(", r"\btrace(?:_module)?\(")
+    TRIGGERS = (r"add_graph(?<!\wadd_graph)\(", r"trace(?<!\wtrace)(?:_module)?\(")  # no leading \b: words()
     REQUIRES = (ON_ACCELERATOR,)
     RUNTIMES = ("torch-xla",)
     BEFORE = (
