@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.runtime_defects.common import DEFECTS_DOC
+from codemods.runtime_defects.common import DEFECTS_DOC, RenamesReferences
 from codemods.shared.definitions import with_definitions
-from migrate_xla.rule import SAFE, TORCH, Rule, names_trigger, snippet
+from migrate_xla.rule import SAFE, TORCH, names_trigger, snippet
 
 CHECKPOINT = ("torch.utils.checkpoint.checkpoint",)
 # what runs torch's checkpoint inside and has no form here: flagged
@@ -42,7 +42,7 @@ FAILS = (
 )
 
 
-class ActivationCheckpoint(Rule):
+class ActivationCheckpoint(RenamesReferences):
     """``torch.utils.checkpoint.checkpoint``, called or passed on (``partial(checkpoint,
     use_reentrant=False)``), becomes ``xla_checkpoint``, a function written into the file that
     runs torch_xla's checkpoint where it computes the same; ``checkpoint_sequential`` and FSDP's
@@ -83,27 +83,12 @@ class ActivationCheckpoint(Rule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self.in_import = 0
         self.attributes: set[int] = set()  # names that are an attribute's, not references
         self.first_top: cst.CSTNode | None = None  # the top-level statement of the first fix
         self.defined = False
 
     def visit_Module(self, node: cst.Module) -> None:
         self.defined = any(isinstance(s, cst.FunctionDef) and s.name.value == HELPER for s in node.body)
-
-    def visit_Import(self, node: cst.Import) -> None:
-        self.in_import += 1
-
-    def leave_Import(self, original, updated):
-        self.in_import -= 1
-        return updated
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        self.in_import += 1
-
-    def leave_ImportFrom(self, original, updated):
-        self.in_import -= 1
-        return updated
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self.attributes.add(id(node.attr))

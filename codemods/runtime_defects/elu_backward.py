@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.runtime_defects.common import DEFECTS_DOC
+from codemods.runtime_defects.common import DEFECTS_DOC, RenamesReferences
 from codemods.shared.definitions import with_definitions
-from migrate_xla.rule import SAFE, TORCH, FileContext, Rule, call_arg, names_trigger, snippet
+from migrate_xla.rule import SAFE, TORCH, FileContext, call_arg, names_trigger, snippet
 
 # torch's constants (torch/nn/functional.py, aten's selu)
 SELU_ALPHA = "1.6732632423543772848170429916717"
@@ -99,7 +99,7 @@ def _why(written: str, helper: str) -> str:
     )
 
 
-class EluBackward(Rule):
+class EluBackward(RenamesReferences):
     """ELU, SELU and CELU (``F.elu``, ``F.selu``, ``F.celu``, ``torch.selu``, ``torch.celu``,
     ``nn.ELU``, ``nn.SELU``, ``nn.CELU``) train wrong on torch_xla 2.9: their backward is.
 
@@ -146,7 +146,6 @@ class EluBackward(Rule):
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.skip: set[int] = set()  # names that are not references: attributes' names, keywords, in place calls
-        self.in_import = 0
         self.in_helper = 0  # inside a helper this rule wrote (class XlaELU(torch.nn.ELU))
         self.used: set[str] = set()  # the helpers the fixes of this pass call
         self.first_top: cst.CSTNode | None = None  # the top-level statement of the first fix
@@ -154,20 +153,6 @@ class EluBackward(Rule):
 
     def visit_Module(self, node: cst.Module) -> None:
         self.defined = {s.name.value for s in node.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))}
-
-    def visit_Import(self, node: cst.Import) -> None:
-        self.in_import += 1
-
-    def leave_Import(self, original, updated):
-        self.in_import -= 1
-        return updated
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        self.in_import += 1
-
-    def leave_ImportFrom(self, original, updated):
-        self.in_import -= 1
-        return updated
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if node.name.value in HELPERS:

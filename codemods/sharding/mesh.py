@@ -52,7 +52,9 @@ class DeviceMeshToXsMesh(StatementRule):
     def visit_Module(self, node: cst.Module) -> None:
         super().visit_Module(node)
         # the sub-meshes written out where XLA625 names the mesh and the axis instead
-        self.passed = {id(mesh_arg(self.ctx, n)) for n in subtree(node) if isinstance(n, cst.Call)} if self.shards else set()
+        self.passed = (
+            {id(mesh_arg(self.ctx, n)) for n in subtree(node) if isinstance(n, cst.Call)} if self.shards else set()
+        )
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         """A sub-mesh neither passed where it converts nor kept in a name whose uses do: flagged."""
