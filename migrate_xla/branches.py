@@ -268,6 +268,8 @@ def branch_statements(statement: cst.If) -> list[cst.BaseStatement]:
                 body=body.body, leading_lines=statement.leading_lines, trailing_whitespace=body.trailing_whitespace
             )
         ]
+    if not body.body:  # every statement of the block removed (`if dist.is_initialized(): dist.destroy_...()`)
+        return []
     first, *rest = body.body
     return [first.with_changes(leading_lines=[*statement.leading_lines, *first.leading_lines]), *rest]
 

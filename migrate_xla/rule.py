@@ -580,6 +580,9 @@ def append_keyword(call: cst.Call, keyword: str, value: cst.BaseExpression) -> c
         new_arg = new_arg.with_changes(comma=last.comma)
         if isinstance(last.comma.whitespace_after, cst.ParenthesizedWhitespace):
             between = cst.Comma(whitespace_after=call.whitespace_before_args)  # one argument a line
+    elif len(args) > 1 and isinstance(args[-2].comma, cst.Comma):
+        if isinstance(args[-2].comma.whitespace_after, cst.ParenthesizedWhitespace):
+            between = args[-2].comma  # one argument a line, the last without a trailing comma
     new_arg = new_arg.with_changes(whitespace_after_arg=last.whitespace_after_arg)
     args[-1] = last.with_changes(comma=between, whitespace_after_arg=cst.SimpleWhitespace(""))
     return call.with_changes(args=[*args, new_arg])

@@ -104,7 +104,7 @@ def meshes(rule: Rule, module: cst.Module) -> dict[str, tuple[str, str | None]]:
         found = {
             a.targets[0].target.value: (a.targets[0].target.value, None)
             for a in assigns
-            if isinstance(a.value, cst.Call) and ctx.qualname(a.value.func) in INIT_DEVICE_MESH
+            if mesh_call(rule, a.value) is not None
         }
         subs = {a.targets[0].target.value: _axis_of(a.value, found) for a in assigns}
         subs = {name: axis for name, axis in subs.items() if axis is not None and name not in found}
@@ -116,6 +116,41 @@ def meshes(rule: Rule, module: cst.Module) -> dict[str, tuple[str, str | None]]:
                 found[name] = axis
         ctx.shared["meshes"] = found
     return ctx.shared["meshes"]
+
+
+def mesh_call(rule: Rule, call: cst.BaseExpression) -> tuple[list[str], str | None] | None:
+    """(the later axes' sizes' code, the axis names' code or None) of ``init_device_mesh(device_type,
+    shape, mesh_dim_names=names)`` as XLA623 converts it: the names written out or none, the later axes
+    numbers or names (the first takes the devices the others leave), the device type anything
+    but another device's name (``"cuda"``, or ``device_type`` read from
+    ``torch.accelerator``); None otherwise."""
+    if not isinstance(call, cst.Call) or rule.qualname(call.func) not in INIT_DEVICE_MESH:
+        return None
+    if any(
+        a.star or (a.keyword is not None and a.keyword.value not in ("device_type", "mesh_shape", "mesh_dim_names"))
+        for a in call.args
+    ):
+        return None
+    device = call_arg(call, 0, "device_type")
+    shape = call_arg(call, 1, "mesh_shape")
+    names = call_arg(call, None, "mesh_dim_names")
+    if device is None or shape is None or string_value(device.value) not in (None, "cuda"):
+        return None
+    if not isinstance(shape.value, (cst.Tuple, cst.List)):
+        return None
+    sizes = [e.value for e in shape.value.elements]
+    if not all(isinstance(s, (cst.Integer, cst.Name, cst.Attribute)) for s in sizes[1:]):
+        return None
+    if names is None:  # a mesh whose axes go by position (PyTorch's 1-D tensor-parallel examples)
+        return [code_of(s) for s in sizes[1:]], None
+    if not isinstance(names.value, (cst.Tuple, cst.List)) or len(sizes) != len(names.value.elements):
+        return None
+    if any(string_value(e.value) is None for e in names.value.elements):
+        return None
+    names_code = (
+        "(" + ", ".join(code_of(e.value) for e in names.value.elements) + ("," if len(sizes) == 1 else "") + ")"
+    )
+    return [code_of(s) for s in sizes[1:]], names_code
 
 
 def _axis_of(value: cst.BaseExpression, found: dict) -> tuple[str, str] | None:

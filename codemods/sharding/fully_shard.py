@@ -28,6 +28,7 @@ def {HELPER}(module, mesh, axis):
         xs.clear_sharding(param)
         xs.mark_sharding(param, mesh, spec)
         param.xla_partition_spec = spec
+    return module
 '''
 
 
@@ -56,7 +57,8 @@ class FullyShardToMarks(StatementRule):
     device and materialised after ``fully_shard`` must be moved first). ``reshard_after_forward``
     and ``offload_policy`` go, with the reason; ``mp_policy=MixedPrecisionPolicy(param_dtype=
     torch.bfloat16)`` becomes the module's forward under bfloat16 autocast, as XLA621 does for
-    FSDP v1's ``MixedPrecision``; other keywords, or a call whose value is used, are flagged
+    FSDP v1's ``MixedPrecision``; ``sharded = fully_shard(model)`` binds the module itself, as
+    FSDP2 returns it; other keywords, or a call whose value is used otherwise, are flagged
     (XLA608 stays).
     """
 
@@ -90,28 +92,26 @@ class FullyShardToMarks(StatementRule):
         return with_definitions(original, updated, [HELPER_DEF], self.first_use)
 
     def convert(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine, plan):
-        module, (mesh, axis), dropped, autocast = plan
+        target, module, (mesh, axis), dropped, autocast = plan
         axis = axis or f"{mesh}.axis_names[-1]"
+        bound = f"{target} = " if target else ""
+        lines = []
         if self.after_tensor_parallel:
-            loop = cst.parse_statement(f"{HELPER}({module}, {mesh}, {axis})\n")
+            lines.append(f"{bound}{HELPER}({module}, {mesh}, {axis})")
             if self.fixes(original) and self.first_use is None and self.ctx.statements:
                 self.first_use = self.ctx.statements[0]
         else:
-            loop = cst.parse_statement(
+            lines.append(
                 f"for param in {module}.parameters():\n"
                 f"    xs.mark_sharding(param, {mesh}, ({axis},) + (None,) * (param.dim() - 1))\n"
             )
-        loop = loop.with_changes(leading_lines=updated.leading_lines)
-        replacement = loop
+            if target:  # fully_shard returns the module it shards
+                lines.append(f"{target} = {module}")
         if autocast:
-            replacement = cst.FlattenSentinel(
-                [
-                    loop,
-                    cst.parse_statement(
-                        f'{module}.forward = torch.autocast("xla", dtype=torch.bfloat16)({module}.forward)'
-                    ),
-                ]
-            )
+            lines.append(f'{module}.forward = torch.autocast("xla", dtype=torch.bfloat16)({module}.forward)')
+        statements = [cst.parse_statement(line) for line in lines]
+        statements[0] = statements[0].with_changes(leading_lines=updated.leading_lines)
+        replacement = statements[0] if len(statements) == 1 else cst.FlattenSentinel(statements)
         reasons = "; ".join(f"`{k}` dropped: {DROPPED[k]}" for k in dropped)
         return self.replace(
             original,
@@ -124,11 +124,17 @@ class FullyShardToMarks(StatementRule):
         )
 
     def plan(self, statement: cst.SimpleStatementLine):
-        """(the module's code, the mesh's code, the keywords dropped) for a ``fully_shard(...)``
-        statement that converts whole; None otherwise."""
-        if len(statement.body) != 1 or not isinstance(statement.body[0], cst.Expr):
+        """(the name it is assigned to or None, the module's code, (the mesh's code, the axis'),
+        the keywords dropped, whether to autocast) for a ``fully_shard(...)`` statement that
+        converts whole; None otherwise."""
+        if len(statement.body) != 1:
             return None
-        call = statement.body[0].value
+        small, target = statement.body[0], None
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+            target = small.targets[0].target.value  # `sharded = fully_shard(model)`: the module itself
+        elif not isinstance(small, cst.Expr):
+            return None
+        call = small.value
         if not isinstance(call, cst.Call) or self.qualname(call.func) not in FULLY_SHARD:
             return None
         if any(a.star for a in call.args) or len([a for a in call.args if a.keyword is None]) != 1:
@@ -149,8 +155,8 @@ class FullyShardToMarks(StatementRule):
         if autocast and not isinstance(module, (cst.Name, cst.Attribute)):
             return None
         if mesh is None:
-            return code_of(module), ("xs.get_global_mesh()", None), dropped, autocast
-        return code_of(module), self.mesh_of(mesh.value) or (code_of(mesh.value), None), dropped, autocast
+            return target, code_of(module), ("xs.get_global_mesh()", None), dropped, autocast
+        return target, code_of(module), self.mesh_of(mesh.value) or (code_of(mesh.value), None), dropped, autocast
 
     def _half(self, value: cst.BaseExpression) -> bool:
         """``MixedPrecisionPolicy(param_dtype=torch.bfloat16)`` (or float16) written in the call."""

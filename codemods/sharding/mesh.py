@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.sharding.common import NP, SPMD_GUIDE, XS, StatementRule, imports_behind, mesh_arg
-from codemods.shared.sharded_models import INIT_DEVICE_MESH, INIT_PROCESS_GROUP
-from migrate_xla.rule import XR, call_arg, code_of, string_value, subtree
+from codemods.sharding.common import NP, SPMD_GUIDE, XS, StatementRule, imports_behind, mesh_arg, mesh_call
+from codemods.shared.sharded_models import INIT_PROCESS_GROUP
+from migrate_xla.rule import XR, code_of, subtree
 
 DEVICES = "xr.global_runtime_device_count()"
 
@@ -18,18 +18,21 @@ class DeviceMeshToXsMesh(StatementRule):
     SPMD user guide, "Mesh": ``xs.Mesh(device_ids, mesh_shape, axis_names)``. The GPU mesh's
     shape counts processes (torchrun's world size); the SPMD mesh's counts the devices one
     process drives, read from the runtime: the first axis takes
-    ``xr.global_runtime_device_count()`` divided by the other axes as written
-    (``(dp, tp)`` with ``tp`` a number or a name, ``TP`` or ``args.tp``, keeps ``tp`` and gives
-    ``dp`` the rest). ``xr.use_spmd()``
-    comes first unless the script's process group became it (XLA620), and the mesh becomes the
-    global one (``xs.set_global_mesh``), which torch_xla's sharding helpers and FSDPv2 read. A
-    mesh whose later axes are not numbers or names, without ``mesh_dim_names`` or for another device type
-    than CUDA is flagged (XLA608 stays). An ``xs.Mesh`` has no sub-meshes: a sub-mesh kept in a
-    name (``tp_mesh = mesh["tp"]``, PyTorch's 2-D examples) whose every use this family converts
-    (the mesh of ``parallelize_module`` or ``fully_shard``, ``size()``, ``get_local_rank()``) is
-    removed, and each use names the mesh and the axis (``axis="tp"``). Measured (docs/decisions.md): torch's DeviceMesh of
-    device type ``"xla"`` shards through DTensor's ``distribute_tensor``, but FSDP2's
-    ``fully_shard`` cannot use it (no process groups), so the mesh becomes torch_xla's own.
+    ``xr.global_runtime_device_count()`` divided by the other axes as written (``(dp, tp)`` with
+    ``tp`` a number or a name, ``TP`` or ``args.tp``, keeps ``tp`` and gives ``dp`` the rest).
+    ``xr.use_spmd()`` comes first unless the script's process group became it (XLA620), and the
+    mesh becomes the global one (``xs.set_global_mesh``), which torch_xla's sharding helpers and
+    FSDPv2 read. A mesh whose later axes are not numbers or names, or for another device type
+    than CUDA written out (``"cpu"``) is flagged (XLA608 stays); a device type read at run time
+    (``torch.accelerator.current_accelerator().type``, PyTorch's examples) is the accelerator's;
+    a mesh without ``mesh_dim_names`` has its axes by position, as torch's has (the written
+    functions then name the last axis by its index). An ``xs.Mesh`` has no sub-meshes: a
+    sub-mesh kept in a name (``tp_mesh = mesh["tp"]``, PyTorch's 2-D examples) whose every use
+    this family converts (the mesh of ``parallelize_module`` or ``fully_shard``, ``size()``,
+    ``get_local_rank()``) is removed, and each use names the mesh and the axis (``axis="tp"``).
+    Measured (docs/decisions.md): torch's DeviceMesh of device type ``"xla"`` shards through
+    DTensor's ``distribute_tensor``, but FSDP2's ``fully_shard`` cannot use it (no process
+    groups), so the mesh becomes torch_xla's own.
     """
 
     CODE = "XLA623"
@@ -82,7 +85,7 @@ class DeviceMeshToXsMesh(StatementRule):
         first = DEVICES if not rest else f"{DEVICES} // " + (rest[0] if len(rest) == 1 else f"({' * '.join(rest)})")
         shape = ", ".join([first, *rest]) + ("," if not rest else "")
         lines = [
-            f"{target} = xs.Mesh(np.arange({DEVICES}), ({shape}), {names})",
+            f"{target} = xs.Mesh(np.arange({DEVICES}), ({shape}){', ' + names if names else ''})",
             f"xs.set_global_mesh({target})",
         ]
         group = INIT_PROCESS_GROUP.rsplit(".", 1)[-1] in self.ctx.source
@@ -95,7 +98,8 @@ class DeviceMeshToXsMesh(StatementRule):
             original,
             updated,
             cst.FlattenSentinel(statements),
-            f"the device mesh becomes an `xs.Mesh` over every device with the axes {names}, its shape read from the "
+            f"the device mesh becomes an `xs.Mesh` over every device with the axes {names or 'by position'}, its shape "
+            "read from the "
             f"runtime, and the global mesh ({SPMD_GUIDE})",
             imports=[XR, XS, NP],
             drop_if_unused=imports_behind(self, original),
@@ -109,31 +113,10 @@ class DeviceMeshToXsMesh(StatementRule):
         if len(statement.body) != 1 or not isinstance(statement.body[0], cst.Assign):
             return None
         assign = statement.body[0]
-        if len(assign.targets) == 1 and self.meshes.get(code_of(assign.targets[0].target), (None, None))[1]:
-            return code_of(statement.body[0])
-        call = assign.value
-        if not isinstance(call, cst.Call) or self.qualname(call.func) not in INIT_DEVICE_MESH:
-            return None
         if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
             return None
-        device = call_arg(call, 0, "device_type")
-        shape = call_arg(call, 1, "mesh_shape")
-        names = call_arg(call, None, "mesh_dim_names")
-        if device is None or string_value(device.value) != "cuda" or shape is None or names is None:
-            return None
-        if not isinstance(shape.value, (cst.Tuple, cst.List)) or not isinstance(names.value, (cst.Tuple, cst.List)):
-            return None
-        sizes = [e.value for e in shape.value.elements]
-        if len(sizes) != len(names.value.elements) or any(string_value(e.value) is None for e in names.value.elements):
-            return None
-        if not all(isinstance(s, (cst.Integer, cst.Name, cst.Attribute)) for s in sizes[1:]):
-            return None
-        if any(
-            a.keyword is not None and a.keyword.value not in ("device_type", "mesh_shape", "mesh_dim_names")
-            for a in call.args
-        ):
-            return None
-        names_code = (
-            "(" + ", ".join(code_of(e.value) for e in names.value.elements) + ("," if len(sizes) == 1 else "") + ")"
-        )
-        return assign.targets[0].target.value, [code_of(s) for s in sizes[1:]], names_code
+        target = assign.targets[0].target.value
+        if self.meshes.get(target, (None, None))[1]:
+            return code_of(assign)
+        mesh = mesh_call(self, assign.value)
+        return None if mesh is None else (target, *mesh)

@@ -49,7 +49,7 @@ def {HELPER}(module, device_mesh=None, parallelize_plan=None, axis=None):
     from fnmatch import fnmatchcase
 
     mesh = device_mesh or xs.get_global_mesh()
-    axis = axis or mesh.axis_names[-1]
+    axis = axis or (mesh.axis_names[-1] if mesh.axis_names else len(mesh.mesh_shape) - 1)
 
     def shard(param, spec):
         xs.mark_sharding(param, mesh, spec)
@@ -239,7 +239,10 @@ class TensorParallelToMarks(ShardingRule):
         rule converts; None otherwise."""
         if any(a.star for a in call.args) or len(call.args) > 3:
             return None
-        if any(a.keyword is not None and a.keyword.value not in ("device_mesh", "parallelize_plan") for a in call.args):
+        if any(
+            a.keyword is not None and a.keyword.value not in ("module", "device_mesh", "parallelize_plan")
+            for a in call.args
+        ):
             return None
         mesh = call_arg(call, 1, "device_mesh")
         if mesh is None:

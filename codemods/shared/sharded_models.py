@@ -90,7 +90,10 @@ def shards_its_model(rule: Rule, module: cst.Module) -> bool:
                 calls.append(statement.func)
         ctx.shared["shards its model"] = (
             any(name.startswith(SHARDING_MODULES) or name in INIT_DEVICE_MESH for name in names)
-            and not any(name.startswith(UNCONVERTED) and name not in TENSOR_PARALLEL for name in names)
+            and not any(
+                name.startswith(UNCONVERTED) and name not in TENSOR_PARALLEL and name not in INIT_DEVICE_MESH
+                for name in names
+            )
             and any(f.rsplit(".", 1)[-1] in ctx.source for f in (INIT_PROCESS_GROUP, *INIT_DEVICE_MESH))
             and not any(ctx.qualname(func) in MULTIPROCESS for func in calls)
         )

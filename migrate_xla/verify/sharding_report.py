@@ -119,7 +119,7 @@ def render(report: dict | None) -> list[str]:
     if not report:
         return []
     mesh = report.get("mesh") or {}
-    on = f"mesh {tuple(mesh['shape'])} {tuple(mesh['axes'])}" if mesh else "no global mesh"
+    on = f"mesh {tuple(mesh['shape'])} {tuple(mesh['axes']) or '(axes by position)'}" if mesh else "no global mesh"
     held = report["held"]
     lines = [
         f"sharding (SPMD over {report['devices']} devices, {on}; the migrated run's layouts and its step's graph "

@@ -481,6 +481,6 @@ def _layouts(models: list, float64: bool, devices: int) -> dict:
     mesh = xs.get_global_mesh()
     return {
         "devices": devices,
-        "mesh": {"shape": list(mesh.mesh_shape), "axes": list(mesh.axis_names)} if mesh else None,
+        "mesh": {"shape": list(mesh.mesh_shape), "axes": list(mesh.axis_names or ())} if mesh else None,
         "parameters": parameters,
     }

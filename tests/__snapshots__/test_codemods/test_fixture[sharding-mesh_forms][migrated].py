@@ -4,7 +4,6 @@ devices the runtime has, fully_shard's keywords go with their reason or are flag
 
 import torch
 from torch.distributed.device_mesh import init_device_mesh
-from torch.distributed.fsdp import fully_shard
 import numpy as np
 import torch_xla
 import torch_xla.distributed.parallel_loader as pl
@@ -21,6 +20,9 @@ def build(model, tp_size, loader, batches, loss_fn):
     # the second axis is computed, not a number or a name the rule can keep
     # TODO(xla-migrate): XLA608 `init_device_mesh` is `torch.distributed.device_mesh`: build an `xs.Mesh` for SPMD instead, see https://docs.pytorch.org/xla/master/perf/spmd_basic.html
     other = init_device_mesh("cuda", (2, tp_size // 2), mesh_dim_names=("dp", "tp"))
+    # axes by position, the device type read at run time (PyTorch's tensor-parallel examples)
+    flat = xs.Mesh(np.arange(xr.global_runtime_device_count()), (xr.global_runtime_device_count(),))
+    xs.set_global_mesh(flat)
     # sub-meshes the rules cannot follow (an xs.Mesh has none): flagged
     # TODO(xla-migrate): XLA623 `mesh["dp"]`: an `xs.Mesh` has no sub-meshes; pass the mesh and name the axis (`xla_parallelize_module(module, mesh, plan, axis="tp")`, `xs.mark_sharding(t, mesh, ("dp", None))`), or keep the sub-mesh in a name of its own used only as a mesh argument (https://docs.pytorch.org/xla/master/perf/spmd_basic.html)
     groups = (mesh["dp"], mesh["tp"])
@@ -32,8 +34,9 @@ def build(model, tp_size, loader, batches, loss_fn):
     for param in model.parameters():
         xs.mark_sharding(param, mesh, (mesh.axis_names[-1],) + (None,) * (param.dim() - 1))
     model.forward = torch.autocast("xla", dtype=torch.bfloat16)(model.forward)
-    # TODO(xla-migrate): XLA608 `fully_shard` is `torch.distributed.fsdp`: use PyTorch/XLA's FSDP (`torch_xla.distributed.fsdp`, or FSDP via SPMD), see https://docs.pytorch.org/xla/master/perf/fsdp.html
-    sharded = fully_shard(model.embed, mesh=mesh)
+    for param in model.embed.parameters():
+        xs.mark_sharding(param, mesh, (mesh.axis_names[-1],) + (None,) * (param.dim() - 1))
+    sharded = model.embed
     for x, y in pl.MpDeviceLoader(loader, torch_xla.device()):
         xs.mark_sharding(x, xs.get_global_mesh(), (xs.get_global_mesh().axis_names,) + (None,) * (x.dim() - 1))
         xs.mark_sharding(y, xs.get_global_mesh(), (xs.get_global_mesh().axis_names,) + (None,) * (y.dim() - 1))

@@ -38,7 +38,7 @@ def xla_parallelize_module(module, device_mesh=None, parallelize_plan=None, axis
     from fnmatch import fnmatchcase
 
     mesh = device_mesh or xs.get_global_mesh()
-    axis = axis or mesh.axis_names[-1]
+    axis = axis or (mesh.axis_names[-1] if mesh.axis_names else len(mesh.mesh_shape) - 1)
 
     def shard(param, spec):
         xs.mark_sharding(param, mesh, spec)
