@@ -46,6 +46,8 @@ class ShardingRule(Rule):
     def visit_Module(self, node: cst.Module) -> None:
         self.shards = shards_its_model(self, node)
         self.meshes = meshes(self, node) if self.shards else {}
+        self.mesh_arguments = self.ctx.shared["mesh arguments"] if self.shards else set()
+        self.parallelizes = self.shards and self.ctx.shared["parallelizes"]
 
     def mesh_of(self, node: cst.BaseExpression) -> tuple[str, str | None] | None:
         """(the mesh's name, the axis' code or None) of a mesh the file passes: a name of
@@ -93,14 +95,22 @@ def meshes(rule: Rule, module: cst.Module) -> dict[str, tuple[str, str | None]]:
     ``tp_mesh = mesh["tp"]``, to ``("mesh", '"tp"')`` (the mesh and its axis' code) where
     every use of the name is one this family converts: the mesh of ``parallelize_module`` or
     ``fully_shard``, or a query of MESH_QUERIES. An ``xs.Mesh`` has no sub-meshes: XLA623
-    removes such a binding, and each use names the mesh and the axis."""
+    removes such a binding, and each use names the mesh and the axis. Read in the same walk:
+    the meshes passed where this family converts them (``ctx.shared["mesh arguments"]``, their
+    ids) and whether the file calls ``parallelize_module`` (``ctx.shared["parallelizes"]``)."""
     ctx = rule.ctx
     if "meshes" not in ctx.shared:
-        assigns = [
-            n
-            for n in subtree(module)
-            if isinstance(n, cst.Assign) and len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name)
-        ]
+        assigns, names, passed, parallelizes = [], [], [], False
+        for node in subtree(module):
+            if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+                assigns.append(node)
+            elif isinstance(node, cst.Name):
+                names.append(node.value)
+            elif isinstance(node, cst.Call):
+                parallelizes = parallelizes or ctx.qualname(node.func) == PARALLELIZE
+                arg = mesh_arg(ctx, node)
+                if arg is not None:
+                    passed.append(arg)
         found = {
             a.targets[0].target.value: (a.targets[0].target.value, None)
             for a in assigns
@@ -109,12 +119,13 @@ def meshes(rule: Rule, module: cst.Module) -> dict[str, tuple[str, str | None]]:
         subs = {a.targets[0].target.value: _axis_of(a.value, found) for a in assigns}
         subs = {name: axis for name, axis in subs.items() if axis is not None and name not in found}
         bound = [a.targets[0].target.value for a in assigns]
-        uses = [n.value for n in subtree(module) if isinstance(n, cst.Name) and n.value in subs]
-        converted = [m.value for m in (mesh_arg(ctx, n) for n in subtree(module)) if isinstance(m, cst.Name)]
+        converted = [m.value for m in passed if isinstance(m, cst.Name)]
         for name, axis in subs.items():
-            if bound.count(name) == 1 and uses.count(name) == 1 + converted.count(name):
+            if bound.count(name) == 1 and names.count(name) == 1 + converted.count(name):
                 found[name] = axis
         ctx.shared["meshes"] = found
+        ctx.shared["mesh arguments"] = {id(arg) for arg in passed}
+        ctx.shared["parallelizes"] = parallelizes
     return ctx.shared["meshes"]
 
 
@@ -147,10 +158,12 @@ def mesh_call(rule: Rule, call: cst.BaseExpression) -> tuple[list[str], str | No
         return None
     if any(string_value(e.value) is None for e in names.value.elements):
         return None
-    names_code = (
-        "(" + ", ".join(code_of(e.value) for e in names.value.elements) + ("," if len(sizes) == 1 else "") + ")"
-    )
-    return [code_of(s) for s in sizes[1:]], names_code
+    return [code_of(s) for s in sizes[1:]], tuple_code([code_of(e.value) for e in names.value.elements])
+
+
+def tuple_code(codes: list[str]) -> str:
+    """The code of a tuple of the expressions ``codes``: ``("dp",)``, ``(1, None)``."""
+    return "(" + ", ".join(codes) + ("," if len(codes) == 1 else "") + ")"
 
 
 def _axis_of(value: cst.BaseExpression, found: dict) -> tuple[str, str] | None:

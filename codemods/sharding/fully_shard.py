@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.sharding.common import FULLY_SHARD, PARALLELIZE, SPMD_GUIDE, XS, StatementRule, imports_behind
+from codemods.sharding.common import FULLY_SHARD, SPMD_GUIDE, XS, StatementRule, imports_behind
 from codemods.shared.definitions import with_definitions
-from migrate_xla.rule import TORCH, call_arg, code_of, subtree
+from migrate_xla.rule import TORCH, call_arg, code_of
 
 DROPPED = {
     "mp_policy": "bfloat16 compute is `torch.autocast('xla', dtype=torch.bfloat16)` around the module's forward",
@@ -79,11 +79,6 @@ class FullyShardToMarks(StatementRule):
     def visit_Module(self, node: cst.Module) -> None:
         super().visit_Module(node)
         self.first_use: cst.CSTNode | None = None  # the top-level statement of the first helper call
-        # tensor parallelism lays parameters out before FSDP2 (PyTorch's 2-D examples): the
-        # helper adds the data-parallel axis to their layouts
-        self.after_tensor_parallel = self.shards and any(
-            isinstance(n, cst.Call) and self.qualname(n.func) == PARALLELIZE for n in subtree(node)
-        )
         self.defined = {s.name.value for s in node.body if isinstance(s, cst.FunctionDef)}
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
@@ -96,7 +91,9 @@ class FullyShardToMarks(StatementRule):
         axis = axis or f"{mesh}.axis_names[-1]"
         bound = f"{target} = " if target else ""
         lines = []
-        if self.after_tensor_parallel:
+        # tensor parallelism lays parameters out before FSDP2 (PyTorch's 2-D examples): the
+        # helper adds the data-parallel axis to their layouts
+        if self.parallelizes:
             lines.append(f"{bound}{HELPER}({module}, {mesh}, {axis})")
             if self.fixes(original) and self.first_use is None and self.ctx.statements:
                 self.first_use = self.ctx.statements[0]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.sharding.common import NP, SPMD_GUIDE, XS, StatementRule, imports_behind, mesh_arg, mesh_call
+from codemods.sharding.common import NP, SPMD_GUIDE, XS, StatementRule, imports_behind, mesh_call
 from codemods.shared.sharded_models import INIT_PROCESS_GROUP
-from migrate_xla.rule import XR, code_of, subtree
+from migrate_xla.rule import XR, code_of
 
 DEVICES = "xr.global_runtime_device_count()"
 
@@ -52,16 +52,10 @@ class DeviceMeshToXsMesh(StatementRule):
         "xs.set_global_mesh(mesh)\n"
     )
 
-    def visit_Module(self, node: cst.Module) -> None:
-        super().visit_Module(node)
-        # the sub-meshes written out where XLA625 names the mesh and the axis instead
-        self.passed = (
-            {id(mesh_arg(self.ctx, n)) for n in subtree(node) if isinstance(n, cst.Call)} if self.shards else set()
-        )
-
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        """A sub-mesh neither passed where it converts nor kept in a name whose uses do: flagged."""
-        if self.shards and id(node) not in self.passed and self.mesh_of(node) is not None:
+        """A sub-mesh neither passed where it converts (XLA625 names the mesh and the axis there)
+        nor kept in a name whose uses do: flagged."""
+        if self.shards and id(node) not in self.mesh_arguments and self.mesh_of(node) is not None:
             statement = self.ctx.statements[-1] if self.ctx.statements else None
             if statement is None or self.plan(statement) is None:
                 self.flag(
@@ -99,8 +93,7 @@ class DeviceMeshToXsMesh(StatementRule):
             updated,
             cst.FlattenSentinel(statements),
             f"the device mesh becomes an `xs.Mesh` over every device with the axes {names or 'by position'}, its shape "
-            "read from the "
-            f"runtime, and the global mesh ({SPMD_GUIDE})",
+            f"read from the runtime, and the global mesh ({SPMD_GUIDE})",
             imports=[XR, XS, NP],
             drop_if_unused=imports_behind(self, original),
         )

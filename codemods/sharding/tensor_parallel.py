@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.sharding.common import MESH_QUERIES, PARALLELIZE, SPMD_GUIDE, XS, ShardingRule, imports_behind
+from codemods.sharding.common import (
+    MESH_QUERIES,
+    PARALLELIZE,
+    SPMD_GUIDE,
+    XS,
+    ShardingRule,
+    imports_behind,
+    tuple_code,
+)
 from codemods.shared.definitions import with_definitions
 from codemods.shared.sharded_models import PLACEMENT_MODULES
 from migrate_xla.rule import TORCH, XR, append_keyword, call_arg, code_of, parse_expr, snippet, subtree
@@ -209,7 +217,7 @@ class TensorParallelToMarks(ShardingRule):
             codes = [self._layouts(e.value) for e in node.elements]
             if None in codes or any(isinstance(e, cst.StarredElement) for e in node.elements):
                 return None
-            return "(" + ", ".join(codes) + ("," if len(codes) == 1 else "") + ")"
+            return tuple_code(codes)
         if isinstance(node, cst.Name) and node.value == "None":
             return "None"
         return self._placement(node)

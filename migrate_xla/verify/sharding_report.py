@@ -39,13 +39,19 @@ def dump_flags(folder: Path, flags: str | None) -> str:
     return " ".join(filter(None, [flags, DUMP_FLAGS.format(folder=folder)]))
 
 
+def _tile_dims(sharding: str) -> list[int] | None:
+    """The tile assignment's dimensions of an HLO sharding (``{devices=[2,1,2]0,2,1,3 ...}``:
+    ``[2, 1, 2]``); None for a replicated tensor ("{replicated}", or "" where nothing was marked)."""
+    match = TILES.search(sharding or "")
+    return [int(d) for d in match.group(1).split(",")] if match else None
+
+
 def tiles(sharding: str) -> int:
     """Into how many pieces an HLO sharding (``{devices=[2,1,2]0,2,1,3 last_tile_dim_replicate}``)
     cuts a tensor: 1 for a replicated one ("{replicated}", or "" where nothing was marked)."""
-    match = TILES.search(sharding or "")
-    if not match:
+    dims = _tile_dims(sharding)
+    if dims is None:
         return 1
-    dims = [int(d) for d in match.group(1).split(",")]
     return math.prod(dims[:-1] if "last_tile_dim" in sharding else dims)
 
 
@@ -85,13 +91,11 @@ def collect(capture: dict | None, dump: Path, float64: bool) -> dict | None:
     }
 
 
-def _pieces(sharding: str, rank: int) -> list:
+def _pieces(sharding: str, rank: int) -> list | str:
     """A layout in pieces a dimension where no mesh axes were kept: ``[2, 1]`` (the first
     dimension in 2), or ``"replicated"``."""
-    match = TILES.search(sharding or "")
-    if not match:
-        return "replicated"
-    return [int(d) for d in match.group(1).split(",")][:rank]
+    dims = _tile_dims(sharding)
+    return "replicated" if dims is None else dims[:rank]
 
 
 def _collectives(dump: Path, float64: bool) -> dict | None:
