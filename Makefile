@@ -49,32 +49,32 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_verify.py
 	$(BIN)/python benchmarks/bench_tpu_report.py
 
-# docs/rules.md and migrate_xla/rule_index.py (what the pre-filter reads of each rule) are
+# docs/rules.md and migrate_xla/generated/rule_index.py (what the pre-filter reads of each rule) are
 # generated from the rules (tests/test_docs.py and tests/test_prefilter.py check that they are current).
 docs: $(STAMP)
-	$(BIN)/python -m migrate_xla.docs > docs/rules.md
-	$(BIN)/python -m migrate_xla.make_index
+	$(BIN)/python -m migrate_xla.generators.docs > docs/rules.md
+	$(BIN)/python -m migrate_xla.generators.make_index
 
-# Regenerates migrate_xla/tpu_api.py (torch_tpu's public names) from the torch_tpu wheel on
+# Regenerates migrate_xla/generated/tpu_api.py (torch_tpu's public names) from the torch_tpu wheel on
 # PyPI, downloaded with pip (about 100 MB; nothing is installed). TORCH_TPU=0.3.0 for another release.
-TORCH_TPU ?= $(shell sed -n 's/^TORCH_TPU_VERSION = "\(.*\)"/\1/p' migrate_xla/tpu_api.py)
+TORCH_TPU ?= $(shell sed -n 's/^TORCH_TPU_VERSION = "\(.*\)"/\1/p' migrate_xla/generated/tpu_api.py)
 tpu-api: $(STAMP)
 	wheels=$$(mktemp -d) && trap 'rm -rf "$$wheels"' EXIT && \
 	$(BIN)/python -m pip download torch-tpu==$(TORCH_TPU) --no-deps --only-binary :all: \
 		--python-version 3.11 --platform manylinux_2_31_x86_64 -d "$$wheels" && \
-	$(BIN)/python -m migrate_xla.make_tpu_api "$$wheels"/torch_tpu-*.whl
+	$(BIN)/python -m migrate_xla.generators.make_tpu_api "$$wheels"/torch_tpu-*.whl
 
-# Regenerates migrate_xla/xla_ops.py (what the installed torch_xla can run of the sparse-tensor
+# Regenerates migrate_xla/generated/xla_ops.py (what the installed torch_xla can run of the sparse-tensor
 # APIs XLA902 handles: its dispatch registrations, the APIs' aten operators) from the installed
 # torch and torch_xla (tests/test_xla_ops.py checks that it is current).
 xla-ops: $(STAMP)
-	$(BIN)/python -m migrate_xla.make_xla_ops
+	$(BIN)/python -m migrate_xla.generators.make_xla_ops
 
-# Regenerates migrate_xla/verify/cuda_api.py (every public name of torch.cuda and what verify's CUDA
-# emulation does with each) from the installed torch and the decisions kept in migrate_xla/make_cuda_api.py
+# Regenerates migrate_xla/generated/cuda_api.py (every public name of torch.cuda and what verify's CUDA
+# emulation does with each) from the installed torch and the decisions kept in migrate_xla/generators/make_cuda_api.py
 # (tests/test_cuda_api.py checks that it is current and that every public name has a decision).
 cuda-api: $(STAMP)
-	$(BIN)/python -m migrate_xla.make_cuda_api
+	$(BIN)/python -m migrate_xla.generators.make_cuda_api
 
 # Migrate every file of the installed torch and torch_xla packages (safe and unsafe fixes)
 # into a temporary folder: no crash, every written file compiles, a second run changes nothing.

@@ -26,9 +26,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench_corpus import CORPORA, torch_dir, walk  # noqa: E402
 
-from migrate_xla import run, slicing  # noqa: E402
-from migrate_xla.engine import pipeline  # noqa: E402
-from migrate_xla.findings import MigrationError  # noqa: E402
+from migrate_xla.app import run  # noqa: E402
+from migrate_xla.engine import (
+    pipeline,  # noqa: E402
+    slicing,
+)
+from migrate_xla.rule.findings import MigrationError  # noqa: E402
 from migrate_xla.sources.reading import read_source  # noqa: E402
 
 

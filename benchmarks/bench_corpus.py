@@ -99,7 +99,7 @@ def one(path):
 if __name__ == "__main__":
     paths = open(sys.argv[1], encoding="utf-8").read().splitlines()
     jobs = int(sys.argv[2])
-    chunk = max(1, min(8, len(paths) // (jobs * 8)))  # as migrate_xla.run.migrate_files
+    chunk = max(1, min(8, len(paths) // (jobs * 8)))  # as migrate_xla.app.run.migrate_files
     pool = Pool(jobs)
     results = pool.map(one, paths, chunksize=chunk)
     pool.close()
@@ -144,11 +144,11 @@ def count_lines(files: list[Path]) -> int:
 
 def prefilter_passes(files: list[Path]) -> tuple[int, int, float]:
     """How many files wake an enabled rule (its TRIGGERS and REQUIRES occur), so get
-    parsed; how many of those are parsed as a slice (migrate_xla/slicing.py); and the
+    parsed; how many of those are parsed as a slice (migrate_xla/engine/slicing.py); and the
     share of the corpus's characters that is parsed (a slice's own text for those)."""
     sys.path.insert(0, str(REPO))
-    from migrate_xla import prefilter, run
-    from migrate_xla.engine import pipeline
+    from migrate_xla.app import run
+    from migrate_xla.engine import pipeline, prefilter
     from migrate_xla.sources.reading import read_source
     from migrate_xla.sources.source import SourceError
 
@@ -295,7 +295,7 @@ def main() -> int:
         [
             sys.executable,
             "-c",
-            "import libcst, migrate_xla.cli, migrate_xla.engine.pipeline as e; e.registry.all_rules()",
+            "import libcst, migrate_xla.app.cli, migrate_xla.engine.pipeline as e; e.registry.all_rules()",
         ],
         cwd=REPO,
     )

@@ -17,7 +17,7 @@ file's); then, per command, the ratio of the per-1,000-lines cost at the largest
 the smallest: 1.0 when the cost is linear in the file. CPU time is the figure to read on
 a shared machine: wall time counts the other processes too. ``--plain K`` puts K
 functions without CUDA after each CUDA one, so that the engine parses a slice
-(migrate_xla/slicing.py).
+(migrate_xla/engine/slicing.py).
 
 Each timed command is its own ``python -c`` (the console script's code, with the
 checkout's package), with bytecode caching on in a temporary folder, as an installed tool
@@ -135,7 +135,7 @@ def select_{i}(scores, labels, threshold=0.5):
 
 
 # With --plain K, K of these follow each CUDA function: code no rule wakes on, which the
-# engine leaves out of the parse (migrate_xla/slicing.py).
+# engine leaves out of the parse (migrate_xla/engine/slicing.py).
 PLAIN = """
 def helper_{i}(values, scale=2):
     total = 0
@@ -184,7 +184,7 @@ def timed(command: list[str], env: dict, cwd: Path) -> dict:
     return json.loads(out.stdout)
 
 
-TOOL = "import sys; from migrate_xla.cli import main; sys.exit(main())"
+TOOL = "import sys; from migrate_xla.app.cli import main; sys.exit(main())"
 
 
 def main() -> int:

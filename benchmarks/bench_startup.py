@@ -5,7 +5,7 @@ start-up and imports. Two files, each against the least a tool could do with it:
 
 - a file that wakes no rule (the standard library's ``colorsys.py``: no GPU code, as
   most files of most commits): nothing needs LibCST or the rules, only the pre-filter's
-  index (migrate_xla/rule_index.py). Baseline: ``python -c "import click"``, the CLI
+  index (migrate_xla/generated/rule_index.py). Baseline: ``python -c "import click"``, the CLI
   framework alone. Target: xla-migrate / baseline <= 1.3.
 - a plain file that calls ``json.load`` (a project's config loader): before the
   pre-filter's gate (prefilter.GATE: no rule wakes in a file that names neither torch,
@@ -16,7 +16,7 @@ start-up and imports. Two files, each against the least a tool could do with it:
   ``python -c "import libcst, click; libcst.parse_module(open(F).read())"``.
   Target: <= 1.5.
 
-The tool runs as the ``xla-migrate`` console script does (``from migrate_xla.cli import
+The tool runs as the ``xla-migrate`` console script does (``from migrate_xla.app.cli import
 main; sys.exit(main())``, here with ``python -c`` so that the checkout's code runs).
 Each pair of commands runs RUNS times, alternating (after one warm-up each, so that
 .pyc files and the page cache are warm on both sides); the medians are compared.
@@ -287,7 +287,7 @@ def bench_env(tmp: Path) -> dict[str, str]:
 ENV: dict[str, str] = dict(os.environ)
 
 # The tool as the `xla-migrate` console script runs it (pre-commit's entry).
-CLI = [sys.executable, "-c", "import sys; from migrate_xla.cli import main; sys.exit(main())", "--check"]
+CLI = [sys.executable, "-c", "import sys; from migrate_xla.app.cli import main; sys.exit(main())", "--check"]
 
 
 def timed_run(cmd: list[str], runs: list[tuple[float, float]]) -> None:
@@ -321,7 +321,7 @@ def medians(runs: list[tuple[float, float]]) -> tuple[float, float]:
 # Runs the check in-process (as the console script would) and says what it imported.
 IMPORTED = r"""
 import sys
-from migrate_xla.cli import main
+from migrate_xla.app.cli import main
 import contextlib, io
 try:
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -329,7 +329,7 @@ try:
 except SystemExit:
     pass
 heavy = sorted({m.split(".")[0] for m in sys.modules if m.split(".")[0] in ("torch", "torch_xla", "numpy", "libcst", "codemods")})
-from migrate_xla.rule_index import RULES
+from migrate_xla.generated.rule_index import RULES
 modules = {row[-1] for row in RULES}
 print(" ".join(heavy))
 print(len(modules & set(sys.modules)), len(modules))
@@ -379,10 +379,11 @@ import sys, time
 t0 = time.perf_counter()
 import click
 ta = time.perf_counter()
-import migrate_xla.cli
+import migrate_xla.app.cli
 t1 = time.perf_counter()
 from pathlib import Path
-from migrate_xla import prefilter, registry, run
+from migrate_xla.engine import prefilter, registry
+from migrate_xla.app import run
 from migrate_xla.engine import pipeline
 from migrate_xla.sources.discovery import Found
 import libcst

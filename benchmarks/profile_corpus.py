@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import libcst as cst  # noqa: E402
 from bench_corpus import CORPORA, torch_dir, walk  # noqa: E402
 
-from migrate_xla import run  # noqa: E402
+from migrate_xla.app import run  # noqa: E402
 from migrate_xla.sources.reading import read_source  # noqa: E402
 
 # The phases engine.migrate_code reports to its ``lap`` (a slice not taken: the time spent

@@ -22,7 +22,7 @@ import re
 
 import libcst as cst
 
-from migrate_xla.rule import (
+from migrate_xla.rule.api import (
     EQUAL,
     ON_ACCELERATOR,
     SAFE,

@@ -10,7 +10,7 @@ import libcst as cst
 
 from codemods.shared.batch_moves import BATCH_MOVE_CONTEXT, BatchMoveProof, LoopPlan
 from codemods.shared.device_values import CPU_CHOICE, XLA_DEVICE, chooses_cpu
-from migrate_xla.rule import PL, SAFE, TORCH, TORCH_XLA, Rule, code_of, drop_items, parse_expr, string_value
+from migrate_xla.rule.api import PL, SAFE, TORCH, TORCH_XLA, Rule, code_of, drop_items, parse_expr, string_value
 
 PIN_OPTIONS = ("pin_memory", "pin_memory_device")
 

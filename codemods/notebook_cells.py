@@ -8,7 +8,7 @@ any other finding.
 
 from __future__ import annotations
 
-from migrate_xla.rule import CELL_NOT_MIGRATED, Rule
+from migrate_xla.rule.api import CELL_NOT_MIGRATED, Rule
 
 NEVER = r"\A(?!)"  # a pattern that matches no text (at once: \A stops the search at the start)
 

@@ -8,7 +8,7 @@ torchfix: it is then neither fixed, nor reported, nor counted in the exit code, 
 
 from __future__ import annotations
 
-from migrate_xla.rule import Rule
+from migrate_xla.rule.api import Rule
 
 
 class UnusedSuppression(Rule):

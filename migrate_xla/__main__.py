@@ -1,5 +1,5 @@
 """``python -m migrate_xla`` runs the command-line interface."""
 
-from migrate_xla.cli import main
+from migrate_xla.app.cli import main
 
 main()

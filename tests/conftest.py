@@ -39,7 +39,7 @@ def is_noop(case: Path) -> bool:
 def fixture_options(case: Path, **extra):
     """A fixture's first line ``# fixture: unsafe-fixes target=spmd runtime=torch-tpu`` asks for
     unsafe fixes, a target, a runtime; ``extra`` adds other options (``select=[...]``)."""
-    from migrate_xla.run import options_for
+    from migrate_xla.app.run import options_for
 
     first = case.read_text().splitlines()[:1]
     words = first[0].removeprefix("# fixture:").split() if first and first[0].startswith("# fixture:") else []
@@ -70,7 +70,7 @@ def fixture_rules(case: Path) -> list[str] | None:
 
 def migrate_with_findings(code: str, **options):
     """``(migrated, diagnostics)`` of ``code`` (dedented) under ``options_for(**options)``."""
-    from migrate_xla.run import migrate_code, options_for
+    from migrate_xla.app.run import migrate_code, options_for
 
     return migrate_code(textwrap.dedent(code), options_for(**options))
 
@@ -141,7 +141,7 @@ def copy_checkout(dest: Path) -> Path:
 @pytest.fixture
 def cli():
     """Run ``xla-migrate ARGS`` in-process; returns click's Result (exit_code, stdout, stderr)."""
-    from migrate_xla.cli import main
+    from migrate_xla.app.cli import main
 
     def run(*args: str, input: str | bytes | None = None):
         return CliRunner().invoke(main, list(args), input=input, catch_exceptions=False)

@@ -108,7 +108,7 @@ def imports_of(name: str, path: Path, known: dict[str, Path]) -> list[Import]:
 
 # A generated table that names modules another module loads: the registry imports the module
 # of each rule a file wakes, named in the rule index (registry.rules_of).
-LOADED_BY = {"migrate_xla.rule_index": "migrate_xla.registry"}
+LOADED_BY = {"migrate_xla.generated.rule_index": "migrate_xla.engine.registry"}
 
 
 def graph(root: Path = ROOT) -> dict[str, list[Import]]:

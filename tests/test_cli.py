@@ -22,8 +22,8 @@ import click
 import pytest
 
 from conftest import make_repo, write
-from migrate_xla import project as project_module
-from migrate_xla import registry
+from migrate_xla.app import project as project_module
+from migrate_xla.engine import registry
 
 FIXABLE = 'import torch\ndevice = torch.device("cuda")\nx = torch.ones(2).cuda()\n'
 CLEAN = "x = 1\n"
@@ -593,7 +593,7 @@ def test_explain_unknown_code_exits_2(cli):
 
 
 def test_verify_is_a_subcommand_and_the_rewriter_imports_no_torch(tmp_path):
-    script = "import sys, migrate_xla.cli; print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'torch_xla')))"
+    script = "import sys, migrate_xla.app.cli; print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'torch_xla')))"
     assert subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout == "[]\n"
     help_text = run("verify", "--help", cwd=tmp_path)
     assert help_text.returncode == 0
@@ -948,7 +948,7 @@ def test_ctrl_c_exits_130_and_the_write_in_progress_is_not_half_done(tmp_path, c
 INTERRUPT_AFTER_FIRST = """
 import os, signal, sys
 signal.signal(signal.SIGINT, signal.default_int_handler)  # a shell's background job starts with SIGINT ignored
-import migrate_xla.cli as cli, migrate_xla.project as project
+import migrate_xla.app.cli as cli, migrate_xla.app.project as project
 real = project.migrate_files
 def migrate_files(files, settings, jobs=None):
     for result in real(files, settings, 1):

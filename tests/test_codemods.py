@@ -27,8 +27,8 @@ from conftest import (
     fixture_rules,
     is_noop,
 )
-from migrate_xla import registry
-from migrate_xla.run import migrate_code, migrate_file, options_for
+from migrate_xla.app.run import migrate_code, migrate_file, options_for
+from migrate_xla.engine import registry
 from migrate_xla.sources.discovery import Found
 
 FAMILIES = sorted({registry.family(rule) for rule in registry.all_rules()})

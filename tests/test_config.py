@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, make_repo, write
-from migrate_xla import config
-from migrate_xla.cli import migrate
-from migrate_xla.findings import RUNTIMES, TARGETS
-from migrate_xla.project import MIGRATION_FIELDS, configure
-from migrate_xla.settings import Settings
+from migrate_xla.app import config
+from migrate_xla.app.cli import migrate
+from migrate_xla.app.project import MIGRATION_FIELDS, configure
+from migrate_xla.rule import settings as run_settings
+from migrate_xla.rule.findings import RUNTIMES, TARGETS
+from migrate_xla.rule.settings import Settings
 from migrate_xla.sources.discovery import Found
 from test_cli import FINDING, FIXABLE
 
@@ -150,7 +151,7 @@ def test_override_keeps_what_the_command_line_did_not_give():
 def test_one_settings_object_from_the_command_line_to_the_rule(tmp_path, monkeypatch):
     """The settings configure() builds (file, then command line) are the ones each rule reads
     as ctx.settings, less a file's per-file-ignores; ctx.unsafe_fixes and ctx.target read them."""
-    from migrate_xla import registry, run
+    from migrate_xla.app import run
     from migrate_xla.engine import pipeline
 
     toml = pyproject(tmp_path, 'target = "spmd"\n[tool.xla-migrate.per-file-ignores]\n"train.py" = ["XLA103"]')
@@ -178,7 +179,7 @@ def test_one_settings_object_from_the_command_line_to_the_rule(tmp_path, monkeyp
     assert (ctx.unsafe_fixes, ctx.target, ctx.runtime) == (True, "spmd", RUNTIMES[0])
     assert "XLA103" not in ctx.settings.codes and "XLA101" in ctx.settings.codes
     assert [d.code for d in result.diagnostics] == ["XLA101"]
-    assert registry.select(["XLA1"], ["XLA103"]) == ctx.settings.codes
+    assert run_settings.select(["XLA1"], ["XLA103"]) == ctx.settings.codes
 
 
 def test_settings_travel_to_the_workers():

@@ -1,4 +1,4 @@
-"""Frameworks' config files (migrate_xla/configs/: Accelerate's, XLA827; Lightning Trainer
+"""Frameworks' config files (migrate_xla/engine/configs.py: Accelerate's, XLA827; Lightning Trainer
 configs, XLA828): the YAML fixtures of fixtures/frameworks/ migrated with their findings (snapshots: the migrated file as .yaml, the
 findings as .txt; a ``*_noop.yaml`` comes out as it went in, without findings), the second
 run changing nothing; what a run over a project does with its YAML files; and accelerate
@@ -17,7 +17,7 @@ import pytest
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from conftest import FIXTURES, TextSnapshot, write
-from migrate_xla.run import migrate_file, options_for
+from migrate_xla.app.run import migrate_file, options_for
 from migrate_xla.sources.discovery import Found
 
 CONFIGS = sorted((FIXTURES / "frameworks").glob("*.yaml"))

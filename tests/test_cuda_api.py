@@ -1,4 +1,4 @@
-"""migrate_xla/verify/cuda_api.py (every public name of torch.cuda and what verify's CUDA
+"""migrate_xla/generated/cuda_api.py (every public name of torch.cuda and what verify's CUDA
 emulation does with it), its generator make_cuda_api.py, the emulation that follows it, and
 the refusals verify reports before running (cuda_refusals.py)."""
 
@@ -15,11 +15,12 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLES, ROOT, run_verify
-from migrate_xla import make_cuda_api
-from migrate_xla.verify import cuda_api, cuda_refusals
+from migrate_xla.generated import cuda_api
+from migrate_xla.generators import make_cuda_api
+from migrate_xla.verify import cuda_refusals
 from migrate_xla.verify.harness import _instrumentation
 
-GENERATE = "from migrate_xla import make_cuda_api; print(make_cuda_api.table_text(make_cuda_api.installed()), end='')"
+GENERATE = "from migrate_xla.generators import make_cuda_api; print(make_cuda_api.table_text(make_cuda_api.installed()), end='')"
 
 
 def test_the_table_is_current_for_the_installed_torch():
@@ -30,7 +31,7 @@ def test_the_table_is_current_for_the_installed_torch():
     )
     assert done.returncode == 0, f"{done.stderr[-3000:]}\nregenerate: {make_cuda_api.REGENERATE}"
     assert make_cuda_api.TABLE.read_text(encoding="utf-8") == done.stdout, (
-        f"migrate_xla/verify/cuda_api.py is not current for the installed torch: {make_cuda_api.REGENERATE}"
+        f"migrate_xla/generated/cuda_api.py is not current for the installed torch: {make_cuda_api.REGENERATE}"
     )
 
 

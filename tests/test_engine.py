@@ -7,10 +7,11 @@ import textwrap
 import libcst as cst
 import pytest
 
-from migrate_xla import registry
-from migrate_xla.findings import MigrationError
-from migrate_xla.rule import FileContext, Rule
-from migrate_xla.run import migrate_code, options_for
+from migrate_xla.app.run import migrate_code, options_for
+from migrate_xla.engine import registry
+from migrate_xla.rule import settings
+from migrate_xla.rule.api import FileContext, Rule
+from migrate_xla.rule.findings import MigrationError
 
 
 def migrate(code: str, **options) -> str:
@@ -181,7 +182,7 @@ def test_the_fast_parse_makes_the_tree_libcst_makes():
     as the parser first makes each (a second parse reuses them), and the ``libcst`` module's
     classes and checks back in place afterwards."""
     from conftest import FIXTURES
-    from migrate_xla import tree
+    from migrate_xla.rule import tree
 
     for path in sorted((FIXTURES / "examples").glob("*.py"))[:6] * 2:
         text = path.read_text(encoding="utf-8")
@@ -207,18 +208,22 @@ def test_output_that_does_not_compile_is_refused(monkeypatch):
                 return self.replace(original, updated, cst.Name("yield"), "bad")
             return updated
 
-    from migrate_xla import prefilter, run, settings
+    from migrate_xla.app import run
+    from migrate_xla.engine import prefilter
+    from migrate_xla.generated import rule_index
+    from migrate_xla.rule import settings
 
     monkeypatch.setattr(registry, "rules_of", lambda codes: (Broken,))
-    monkeypatch.setattr(prefilter, "indexed", lambda: (prefilter.entry(Broken),))
-    prefilter.enabled.cache_clear()
-    settings._select.cache_clear()
+    monkeypatch.setattr(rule_index, "RULES", (tuple(prefilter.entry(Broken)),))
+    caches = (prefilter.indexed, prefilter.enabled, settings._select)  # what read the real index
+    for cached in caches:
+        cached.cache_clear()
     try:
         with pytest.raises(MigrationError, match="does not compile"):
             migrate_code("import torch\nx = torch.cuda\n", run.Settings(select=("XLA198",)))
     finally:
-        prefilter.enabled.cache_clear()
-        settings._select.cache_clear()
+        for cached in caches:
+            cached.cache_clear()
 
 
 def test_codes_are_unique_and_well_formed():
@@ -236,7 +241,7 @@ def test_duplicate_codes_are_refused(monkeypatch, tmp_path):
     import codemods
 
     (tmp_path / "dup.py").write_text(
-        "from migrate_xla.rule import Rule\n"
+        "from migrate_xla.rule.api import Rule\n"
         "class Again(Rule):\n    CODE = 'XLA101'\n    NAME = 'again'\n    TRIGGERS = ('x',)\n"
     )
     monkeypatch.setattr(codemods, "__path__", [*codemods.__path__, str(tmp_path)])
@@ -250,11 +255,11 @@ def test_duplicate_codes_are_refused(monkeypatch, tmp_path):
 
 def test_selection_by_prefix():
     all_codes = [r.CODE for r in registry.all_rules()]
-    assert registry.select(["XLA10"]) == tuple(c for c in all_codes if c.startswith("XLA10"))
-    assert "XLA103" not in registry.select(None, ["XLA103"])
-    assert registry.select(["xla101"]) == ("XLA101",)
+    assert settings.select(["XLA10"]) == tuple(c for c in all_codes if c.startswith("XLA10"))
+    assert "XLA103" not in settings.select(None, ["XLA103"])
+    assert settings.select(["xla101"]) == ("XLA101",)
     with pytest.raises(registry.RuleError, match="unknown rule code or prefix: XLA99"):
-        registry.select(["XLA99"])
+        settings.select(["XLA99"])
 
 
 def test_select_narrows_what_is_rewritten():
@@ -284,7 +289,7 @@ def test_rewriter_does_not_import_torch():
     import sys
 
     code = (
-        "import sys; from migrate_xla.run import migrate_code, options_for;"
+        "import sys; from migrate_xla.app.run import migrate_code, options_for;"
         "migrate_code('import torch\\nx = torch.ones(1).cuda()\\n', options_for());"
         "assert 'torch' not in sys.modules, 'torch was imported'"
     )
@@ -362,7 +367,7 @@ def test_triggers_see_aliases(code, rule):
 def test_words_matches_whole_words_only():
     import re
 
-    from migrate_xla.rule import names_trigger, words
+    from migrate_xla.rule.api import names_trigger, words
 
     pattern = re.compile(words("cuda", "Stream"))
     assert [bool(pattern.search(t)) for t in ("torch.cuda", "x.cuda()", "'cuda:0'", "Stream()")] == [True] * 4
@@ -419,7 +424,7 @@ def test_a_script_that_names_cuda_xla_or_the_accelerator_is_migrated(where):
 def test_the_accelerator_test_does_not_see_names_that_only_contain_xla():
     import re
 
-    from migrate_xla.rule import NAMES_ACCELERATOR, ON_ACCELERATOR
+    from migrate_xla.rule.api import NAMES_ACCELERATOR, ON_ACCELERATOR
 
     names = re.compile(NAMES_ACCELERATOR)
     assert all(names.search(t) for t in ("x.cuda()", "use_cuda", "torch_xla.device()", "'xla'", "XLA_USE_BF16"))
@@ -442,7 +447,7 @@ def test_the_accelerator_test_does_not_see_names_that_only_contain_xla():
     )
 
 
-# -- branches the fixes made the same (migrate_xla/branches.py) -----------------------------
+# -- branches the fixes made the same (migrate_xla/engine/branches.py) -----------------------------
 @pytest.mark.parametrize(
     "code, expected",
     [
@@ -582,7 +587,7 @@ def test_a_branch_moved_into_the_multiprocess_worker_is_collapsed_there():
     assert migrate(migrated, target="multiprocess") == migrated
 
 
-# -- imports added after the environment a script sets before torch (migrate_xla/imports.py) --
+# -- imports added after the environment a script sets before torch (migrate_xla/engine/imports.py) --
 @pytest.mark.parametrize(
     "set_up",
     [

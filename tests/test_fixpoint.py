@@ -17,9 +17,9 @@ import textwrap
 import pytest
 
 from conftest import FIXTURES
-from migrate_xla import run
-from migrate_xla.findings import RUNTIMES, TARGETS
-from migrate_xla.run import migrate_code, options_for
+from migrate_xla.app import run
+from migrate_xla.app.run import migrate_code, options_for
+from migrate_xla.rule.findings import RUNTIMES, TARGETS
 
 # (runtime, target, fixes): PyTorch/XLA under each target; TorchTPU has one (Settings.checked)
 MODES = [

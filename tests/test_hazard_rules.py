@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from conftest import migrate, migrate_with_findings
-from migrate_xla.rule import TODO_PREFIX
+from migrate_xla.rule.api import TODO_PREFIX
 
 
 def code_lines(migrated: str) -> str:

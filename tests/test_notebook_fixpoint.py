@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from conftest import write
-from migrate_xla.run import migrate_code, migrate_file, options_for
+from migrate_xla.app.run import migrate_code, migrate_file, options_for
 from migrate_xla.sources.discovery import Found
 from migrate_xla.sources.reading import read_source
 

@@ -18,7 +18,7 @@ import stat
 import pytest
 
 from conftest import write
-from migrate_xla.run import migrate_file, options_for
+from migrate_xla.app.run import migrate_file, options_for
 from migrate_xla.sources.discovery import Found, find_sources
 from migrate_xla.sources.reading import read_source
 from migrate_xla.sources.source import SourceError

@@ -1,4 +1,4 @@
-"""The pre-filter's index (migrate_xla/rule_index.py): current, and enough for a run whose
+"""The pre-filter's index (migrate_xla/generated/rule_index.py): current, and enough for a run whose
 files wake no rule, which then imports neither LibCST nor the rule modules."""
 
 from __future__ import annotations
@@ -11,13 +11,15 @@ import sys
 import pytest
 
 from conftest import FIXTURES, ROOT
-from migrate_xla import make_index, prefilter, registry
+from migrate_xla.engine import prefilter, registry
+from migrate_xla.generators import make_index
+from migrate_xla.rule import settings
 
 
 def test_rule_index_is_current():
     written = make_index.INDEX.read_text(encoding="utf-8") if make_index.INDEX.exists() else ""
     assert written == make_index.index_text(registry.all_rules()), (
-        "migrate_xla/rule_index.py is out of date with the rules in codemods/ (a rule added or moved to "
+        "migrate_xla/generated/rule_index.py is out of date with the rules in codemods/ (a rule added or moved to "
         f"another module, or its TRIGGERS, REQUIRES, TARGETS or RUNTIMES changed); regenerate it: {make_index.REGENERATE}"
     )
     every = registry.all_rules()
@@ -104,7 +106,7 @@ MADE_UP = [
 # heavy modules it imported.
 IN_PROCESS = r"""
 import contextlib, io, json, sys
-from migrate_xla.cli import main
+from migrate_xla.app.cli import main
 out, err = io.StringIO(), io.StringIO()
 try:
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -112,7 +114,7 @@ try:
     code = 0
 except SystemExit as exc:
     code = exc.code
-heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("libcst", "codemods", "torch") or m in ("migrate_xla.engine", "migrate_xla.rule"))
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("libcst", "codemods", "torch") or m in ("migrate_xla.engine.pipeline", "migrate_xla.rule.api"))
 pool = "concurrent.futures.process" in sys.modules
 print(json.dumps({"code": code, "out": out.getvalue(), "err": err.getvalue(), "heavy": heavy, "pool": pool}))
 """
@@ -170,7 +172,7 @@ def test_the_pool_starts_at_the_first_file_that_wakes_a_rule(tmp_path):
 
 def test_a_file_that_wakes_a_rule_still_gets_the_rules():
     result = run_in_process("--check", str(FIXTURES / "examples" / "mnist_cnn.py"))
-    assert "libcst" in result["heavy"] and "migrate_xla.engine" in result["heavy"]
+    assert "libcst" in result["heavy"] and "migrate_xla.engine.pipeline" in result["heavy"]
     assert result["code"] == 1 and "XLA201" in result["out"]
 
 
@@ -210,7 +212,7 @@ NOT_GPU_CODE = {
 def test_a_file_that_names_no_torch_nor_cuda_wakes_no_rule(text):
     """Most files of a repository name neither torch nor CUDA: no rule acts on them, under
     any target or fix mode, and none is parsed; the rules' own triggers alone would wake some."""
-    from migrate_xla import run
+    from migrate_xla.app import run
 
     for target in ("single", "multiprocess", "spmd"):
         for unsafe in (False, True):
@@ -218,7 +220,7 @@ def test_a_file_that_names_no_torch_nor_cuda_wakes_no_rule(text):
             assert run.migrate_code(text, options) == (text, []), (target, unsafe)
             assert prefilter.woken(prefilter.enabled(options.codes, target), text) == []
     woken_without_gate = {
-        target: prefilter.triggered(prefilter.enabled(registry.select(None, None), target), text)
+        target: prefilter.triggered(prefilter.enabled(settings.select(None, None), target), text)
         for target in ("single", "multiprocess")
     }
     assert any(woken_without_gate.values())
@@ -234,7 +236,7 @@ def test_a_check_of_a_plain_file_that_calls_json_load_imports_no_libcst(tmp_path
 def test_the_gate_lets_through_every_file_a_rule_acts_on():
     """Every fixture and example a rule changes or reports names a word of the gate, and so
     does a training helper of a project that names no torch: it calls autograd."""
-    from migrate_xla import run
+    from migrate_xla.app import run
 
     for path in sorted(FIXTURES.rglob("*.py")):
         text = path.read_text(encoding="utf-8")
@@ -254,7 +256,7 @@ def test_no_trigger_starts_with_a_word_boundary():
     pre-filter reads every file): ``words()`` spells the same test after a literal (5 to 100
     times faster on torch's sources; XLA903-XLA905 and XLA613 had cost the CUDA-heavy corpus
     0.9 s of its 1.8 s pre-filter)."""
-    from migrate_xla.prefilter import patterns_of
+    from migrate_xla.engine.prefilter import patterns_of
 
     slow = {
         rule.CODE: pattern.pattern

@@ -18,9 +18,9 @@ from codemods.cuda_only.reference_left import _NOT_SEARCHED
 from codemods.distributed.launch_plan import LAUNCH_CALL
 from codemods.lazy_execution.element_wise_read import _own_nodes
 from codemods.recompilation.growing_shape import LOOP_INDEX_SLICE
-from migrate_xla import run
-from migrate_xla.findings import TARGETS, MigrationError
-from migrate_xla.rule import FileContext, Settings, subtree, words
+from migrate_xla.app import run
+from migrate_xla.rule.api import FileContext, Settings, subtree, words
+from migrate_xla.rule.findings import TARGETS, MigrationError
 
 
 def test_float16_hands_back_unchanged_nodes():

@@ -2,7 +2,7 @@
 
 Under either runtime, every CUDA reference left in the output is flagged (a TODO stands
 above its statement). Under torch-tpu the output names no torch_xla, and every
-``torch.tpu`` name it uses is one torch_tpu exports (migrate_xla/tpu_api.py, generated from
+``torch.tpu`` name it uses is one torch_tpu exports (migrate_xla/generated/tpu_api.py, generated from
 its wheel). That the migrated examples also train as the originals did is verify's part
 (tests/test_verify.py).
 """
@@ -16,9 +16,9 @@ from functools import cache
 import pytest
 
 from conftest import EXAMPLES, FIXTURE_CASES, ROOT, fixture_options
-from migrate_xla import tpu_api
-from migrate_xla.findings import RUNTIMES
-from migrate_xla.run import migrate_code, options_for
+from migrate_xla.app.run import migrate_code, options_for
+from migrate_xla.generated import tpu_api
+from migrate_xla.rule.findings import RUNTIMES
 
 TODO = "# TODO(xla-migrate):"
 # CUDA device names, as strings: "cuda", "cuda:0", "cuda:{}"
@@ -166,7 +166,7 @@ def test_runtimes_md_shows_what_each_runtime_writes():
 def test_every_family_has_torch_tpu_fixtures():
     """What each family does under torch-tpu is documented by snapshots (or _noop fixtures, where
     it does nothing); the XLA0xx families are about the input itself, the same under both."""
-    from migrate_xla import registry
+    from migrate_xla.engine import registry
 
     families = {registry.family(rule) for rule in registry.all_rules() if not rule.CODE.startswith("XLA0")}
     covered = {path.parent.name for _, path in TPU_OUTPUTS}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import FIXTURES
-from migrate_xla.run import migrate_code, options_for
+from migrate_xla.app.run import migrate_code, options_for
 from migrate_xla.verify import assert_loss_parity
 
 SAMPLER = FIXTURES / "examples" / "char_sampling_loop.py"

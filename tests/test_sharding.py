@@ -17,7 +17,7 @@ import sys
 import pytest
 
 from conftest import FIXTURES, run_verify
-from migrate_xla.run import migrate_code, options_for
+from migrate_xla.app.run import migrate_code, options_for
 
 FSDP_GPT = FIXTURES / "sharding" / "fsdp_gpt.py"
 FSDP2_GPT = FIXTURES / "sharding" / "fsdp2_gpt.py"

@@ -1,4 +1,4 @@
-"""Slices (migrate_xla/slicing.py): a big file is parsed without the units no woken rule
+"""Slices (migrate_xla/engine/slicing.py): a big file is parsed without the units no woken rule
 needs, and the result must be exactly the whole file's."""
 
 from __future__ import annotations
@@ -10,10 +10,9 @@ import libcst as cst
 import pytest
 
 from conftest import FIXTURES
-from migrate_xla import prefilter, slicing
-from migrate_xla.engine import pipeline
-from migrate_xla.rule import FileContext, WholeModuleNeeded
-from migrate_xla.run import enabled_rules, migrate_code, options_for
+from migrate_xla.app.run import enabled_rules, migrate_code, options_for
+from migrate_xla.engine import pipeline, prefilter, slicing
+from migrate_xla.rule.api import FileContext, WholeModuleNeeded
 from migrate_xla.sources.reading import read_source
 
 CUDA = (re.compile(r"cuda"),)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import make_repo, write
-from migrate_xla.run import migrate_file, options_for
+from migrate_xla.app.run import migrate_file, options_for
 from migrate_xla.sources import writing
 from migrate_xla.sources.discovery import Found, find_sources
 from migrate_xla.sources.reading import read_source

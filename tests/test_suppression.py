@@ -113,7 +113,7 @@ def test_a_comment_covering_what_a_later_pass_finds_is_used():
 def test_other_tools_codes_cost_nothing():
     """A quarter of torch's files carry `# noqa: F401`-style comments: they are still parsed as a
     slice (a comment naming a code of this tool's makes the engine parse the file whole)."""
-    from migrate_xla.run import migrate_code, options_for
+    from migrate_xla.app.run import migrate_code, options_for
 
     body = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(150))
     for comment, sliced in (("# noqa: F401", True), ("# noqa: XLA103", False)):

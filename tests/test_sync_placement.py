@@ -13,8 +13,8 @@ import textwrap
 
 import pytest
 
+from migrate_xla.app.run import migrate_code, options_for
 from migrate_xla.engine.pipeline import SLICE_FROM
-from migrate_xla.run import migrate_code, options_for
 
 ADDED = "  # +"
 

@@ -1,4 +1,4 @@
-"""migrate_xla/tpu_api.py, torch_tpu's public names, and its generator make_tpu_api.py."""
+"""migrate_xla/generated/tpu_api.py, torch_tpu's public names, and its generator make_tpu_api.py."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from migrate_xla import make_tpu_api, tpu_api
+from migrate_xla.generated import tpu_api
+from migrate_xla.generators import make_tpu_api
 
 PUBLIC_API = """
 import dataclasses
@@ -170,5 +171,5 @@ def test_the_committed_table_is_what_the_wheel_on_pypi_gives(tmp_path):
     (wheel,) = tmp_path.glob("torch_tpu-*.whl")
     table = make_tpu_api.table_text(make_tpu_api.read_wheel(wheel))
     assert make_tpu_api.TABLE.read_text(encoding="utf-8") == table, (
-        f"migrate_xla/tpu_api.py is stale: {make_tpu_api.REGENERATE}"
+        f"migrate_xla/generated/tpu_api.py is stale: {make_tpu_api.REGENERATE}"
     )

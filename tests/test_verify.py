@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLES, FIXTURES, ROOT, run_verify
-from migrate_xla.run import migrate_code, options_for
+from migrate_xla.app.run import migrate_code, options_for
 from migrate_xla.verify import Settings, assert_loss_parity, harness, verify
 from migrate_xla.verify.diagnosis import _steps_not_cut, in_user_files
 from migrate_xla.verify.harness import record_reference

@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 
 from conftest import ROOT
-from migrate_xla.run import migrate_code, options_for
+from migrate_xla.app.run import migrate_code, options_for
 from migrate_xla.verify import Settings, verify
 from migrate_xla.verify.child.float64 import Float64Mode
 from migrate_xla.verify.child.rng import _attention

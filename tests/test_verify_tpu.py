@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLES, FIXTURES, ROOT, run_verify
-from migrate_xla import tpu_api
-from migrate_xla.run import migrate_code, options_for
+from migrate_xla.app.run import migrate_code, options_for
+from migrate_xla.generated import tpu_api
 from migrate_xla.verify import Settings, VerifyError, verify
 from migrate_xla.verify.compare import TPU_EMULATION_SCOPE
 from migrate_xla.verify.harness import _instrumentation, record_reference, runtime_of, tpu_facts

@@ -18,7 +18,7 @@ the replaced function's signature and records it; one that does not is bound by 
 Then the emulated GPU: one model (``cuda_emulation.EMULATED_GPU``, an A100) answers every
 capability question alike, in torch.cuda, in transformers' and Lightning's and Accelerate's
 checks (transformers' ``TrainingArguments(tf32=True)`` needs an Ampere GPU), and in the
-decisions of migrate_xla/verify/cuda_api.py.
+decisions of migrate_xla/generated/cuda_api.py.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ from pathlib import Path
 
 import pytest
 
-from migrate_xla.verify import cuda_api, cuda_refusals
+from migrate_xla.generated import cuda_api
+from migrate_xla.verify import cuda_refusals
 from migrate_xla.verify.harness import _instrumentation, tpu_facts
 
 pytestmark = pytest.mark.slow  # each test runs child processes that import torch
@@ -439,7 +440,7 @@ def test_the_emulated_gpu_answers_as_one_model_everywhere(tmp_path, build):
     assert out["torch_sees"][0] is False
     if build == "cpu-build":
         assert out["cuda_version"] == table["cuda_version"] and out["torch_sees"][1] is None
-    # the decisions of migrate_xla/verify/cuda_api.py say what the table answers
+    # the decisions of migrate_xla/generated/cuda_api.py say what the table answers
     name = cuda_api.decision("torch.cuda.get_device_name")[1]
     assert name.startswith(table["name"])
     assert cuda_api.decision("torch.cuda.get_device_capability")[1].startswith(str(tuple(table["capability"])))

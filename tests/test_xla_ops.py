@@ -1,4 +1,4 @@
-"""migrate_xla/xla_ops.py, what the installed torch_xla can run of the sparse-tensor APIs
+"""migrate_xla/generated/xla_ops.py, what the installed torch_xla can run of the sparse-tensor APIs
 XLA902 handles, and its generator make_xla_ops.py.
 
 The generator imports torch and torch_xla; this process never does (the rewriter must not):
@@ -18,7 +18,8 @@ import pytest
 
 from codemods.runtime_defects import sparse_tensors
 from conftest import ROOT
-from migrate_xla import make_xla_ops, xla_ops
+from migrate_xla.generated import xla_ops
+from migrate_xla.generators import make_xla_ops
 
 HOW = {"kernel", "composite", "cpu-fallback", "none"}
 HAS_TORCH_XLA = importlib.util.find_spec("torch_xla") is not None
@@ -38,10 +39,10 @@ def load(text: str) -> dict:
 
 @pytest.mark.skipif(not HAS_TORCH_XLA, reason="torch_xla is not installed (the verify extra)")
 def test_the_committed_table_is_what_the_installed_torch_xla_gives():
-    out = child("-m", "migrate_xla.make_xla_ops", "--print")
+    out = child("-m", "migrate_xla.generators.make_xla_ops", "--print")
     assert out.returncode == 0, out.stderr
     assert make_xla_ops.TABLE.read_text(encoding="utf-8") == out.stdout, (
-        f"migrate_xla/xla_ops.py is stale for the installed torch_xla: {make_xla_ops.REGENERATE}"
+        f"migrate_xla/generated/xla_ops.py is stale for the installed torch_xla: {make_xla_ops.REGENERATE}"
     )
 
 

@@ -11,8 +11,8 @@ optimizers (XLA404) are PyTorch/XLA's only. Autocast prepared with ``functools.p
 forward pass without loss scaling (XLA408).
 """
 
-# This docstring is the family's section of docs/rules.md (python -m migrate_xla.docs).
-# The rules are in the modules of this package (migrate_xla/registry.py finds them):
+# This docstring is the family's section of docs/rules.md (python -m migrate_xla.generators.docs).
+# The rules are in the modules of this package (migrate_xla/engine/registry.py finds them):
 #   autocast.py         XLA401 cuda-autocast
 #   grad_scaler.py      XLA402 grad-scaler, XLA403 grad-scaler-call, XLA404 syncfree-optimizer
 #   float16.py          XLA405 float16-to-bfloat16

@@ -18,7 +18,7 @@ from codemods.amp.apex_conversions import (
 from codemods.amp.apex_plan import INITIALIZE, LOAD_STATE_DICT, MASTER_PARAMS, STATE_DICT, ApexPlan, ApexPlanner
 from codemods.amp.common import NO_SCALING, amp_guide, atomic, device_imports, device_word, torch_module
 from codemods.shared.apex_amp import APEX_AMP_HANDLED
-from migrate_xla.rule import SAFE, Rule, call_arg, code_of, is_removed, parse_expr, snippet, words
+from migrate_xla.rule.api import SAFE, Rule, call_arg, code_of, is_removed, parse_expr, snippet, words
 
 
 class ApexAmp(Rule):

@@ -10,7 +10,7 @@ import libcst as cst
 from codemods.amp.common import atomic, torch_module
 from codemods.amp.walk import is_reference
 from codemods.shared.statements import unwrap_block
-from migrate_xla.rule import FileContext, code_of, subtree
+from migrate_xla.rule.api import FileContext, code_of, subtree
 
 OPTIMIZER_PARAMETERS = '(p for group in {optimizer}.param_groups for p in group["params"])'
 

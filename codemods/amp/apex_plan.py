@@ -15,7 +15,7 @@ from codemods.amp.apex_conversions import bfloat16_autocast, parts
 from codemods.amp.common import CUDA_AUTOCAST, DEVICE_AUTOCAST, amp_guide, device_word, torch_module
 from codemods.shared.statements import carried_name
 from codemods.shared.training_loops import calls_training_step
-from migrate_xla.rule import FileContext, call_arg, children, code_of, snippet, string_value, subtree
+from migrate_xla.rule.api import FileContext, call_arg, children, code_of, snippet, string_value, subtree
 
 
 def _apex(*names: str) -> frozenset[str]:

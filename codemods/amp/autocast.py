@@ -22,7 +22,7 @@ from codemods.amp.common import (
 )
 from codemods.amp.dtype_choices import dtype_choices
 from codemods.shared.statements import carried_name
-from migrate_xla.rule import (
+from migrate_xla.rule.api import (
     CUDA_WORD,
     SAFE,
     Import,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.shared.device_values import AMP_DEVICE_CALLS, is_cuda_value
-from migrate_xla.rule import EQUAL, TORCH, FileContext, Import, call_arg, code_of, string_value
+from migrate_xla.rule.api import EQUAL, TORCH, FileContext, Import, call_arg, code_of, string_value
 
 AMP_GUIDE = "https://docs.pytorch.org/xla/master/perf/amp.html"
 # TorchTPU's autocast is PyTorch's own, on the "tpu" device (bfloat16 by default there)

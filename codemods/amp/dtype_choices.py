@@ -24,7 +24,7 @@ from codemods.amp.common import (
 from codemods.amp.walk import is_reference, use_context, walk
 from codemods.shared.device_values import is_cuda_value, names_device
 from codemods.shared.statements import carried_name
-from migrate_xla.rule import GAP, FileContext, call_arg, called, code_of, snippet, string_value, words
+from migrate_xla.rule.api import GAP, FileContext, call_arg, called, code_of, snippet, string_value, words
 
 # float16 spelled as a string, and what it becomes: for a dtype table's key, a config or
 # an argparse default (``"fp16"`` -> ``"bf16"`` only where the table has that key), and

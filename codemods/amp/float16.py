@@ -10,7 +10,7 @@ import libcst as cst
 from codemods.amp.common import BFLOAT16, CUDA_CUSTOM, HALF, arg_index, autocast_view, torch_module
 from codemods.amp.dtype_choices import dtype_choices
 from codemods.shared.device_values import target_name
-from migrate_xla.rule import UNSAFE, FileContext, Rule, call_arg, code_of, parse_expr, snippet, string_value
+from migrate_xla.rule.api import UNSAFE, FileContext, Rule, call_arg, code_of, parse_expr, snippet, string_value
 
 PRECISION_NAME = re.compile(r"dtype|precision", re.IGNORECASE)
 # A statement that keeps a half-precision copy rather than computing in it: its held-back

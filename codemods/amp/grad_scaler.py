@@ -21,7 +21,7 @@ from codemods.amp.common import (
     torch_module,
 )
 from codemods.amp.scaler_analysis import Scaler, ScalerUses, scaler_uses
-from migrate_xla.rule import SAFE, UNSAFE, Import, Rule, code_of, drop_items, parse_expr, snippet
+from migrate_xla.rule.api import SAFE, UNSAFE, Import, Rule, code_of, drop_items, parse_expr, snippet
 
 
 class _ScalerAware(Rule):

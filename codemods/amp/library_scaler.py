@@ -7,7 +7,7 @@ import libcst as cst
 
 from codemods.amp.common import NO_SCALING, amp_guide, atomic, torch_module
 from codemods.shared.statements import call_of, carried_name
-from migrate_xla.rule import ON_ACCELERATOR, SAFE, Import, Rule, code_of, parse_expr, snippet, string_value, words
+from migrate_xla.rule.api import ON_ACCELERATOR, SAFE, Import, Rule, code_of, parse_expr, snippet, string_value, words
 
 TIMM_SCALERS = {
     f"timm.utils{module}.{name}": name for name in ("NativeScaler", "ApexScaler") for module in ("", ".cuda")

@@ -8,7 +8,7 @@ import libcst as cst
 from codemods.amp.common import NEVER_TAKEN, amp_guide
 from codemods.amp.dtype_choices import dtype_choices, mappable_option
 from codemods.shared.device_values import KEPT_CUDA_CHECKS
-from migrate_xla.rule import SAFE, Rule, append_keyword, call_arg, code_of, snippet, string_value
+from migrate_xla.rule.api import SAFE, Rule, append_keyword, call_arg, code_of, snippet, string_value
 
 # What the option's value passes through: float16's names for getattr(torch, ...) become bfloat16
 

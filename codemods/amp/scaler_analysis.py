@@ -16,7 +16,7 @@ from codemods.amp.walk import is_reference, use_context, walk
 from codemods.shared.device_values import is_cuda_value
 from codemods.shared.statements import carried_name
 from codemods.shared.training_loops import OPTIMIZER_NAME
-from migrate_xla.rule import FileContext, call_arg, code_of, string_value
+from migrate_xla.rule.api import FileContext, call_arg, code_of, string_value
 
 
 @dataclass

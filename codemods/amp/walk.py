@@ -9,7 +9,7 @@ from functools import cache
 
 import libcst as cst
 
-from migrate_xla.rule import NODE_TYPES
+from migrate_xla.rule.api import NODE_TYPES
 
 _LAYOUT_FIELDS = (
     "whitespace",

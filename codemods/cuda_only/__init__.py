@@ -11,8 +11,8 @@ streams and events become ``torch.tpu``'s (XLA801, XLA802), ``torch.compile`` ge
 counterparts.
 """
 
-# This docstring is the family's section of docs/rules.md (python -m migrate_xla.docs).
-# The rules are in the modules of this package (migrate_xla/registry.py finds them):
+# This docstring is the family's section of docs/rules.md (python -m migrate_xla.generators.docs).
+# The rules are in the modules of this package (migrate_xla/engine/registry.py finds them):
 #   streams.py          XLA801 cuda-stream, XLA802 cuda-event, XLA803 cuda-graph
 #   nvtx.py             XLA804 nvtx-range
 #   kernels.py          XLA805 cuda-extension, XLA806 triton-kernel

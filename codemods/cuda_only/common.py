@@ -10,7 +10,7 @@ from typing import ClassVar
 import libcst as cst
 
 from codemods.shared.statements import dotted
-from migrate_xla.rule import RUNTIME, SAFE, FileContext, Import, Rule, code_of, parse_expr, snippet
+from migrate_xla.rule.api import RUNTIME, SAFE, FileContext, Import, Rule, code_of, parse_expr, snippet
 
 GUIDE = "https://docs.pytorch.org/xla/master/learn/migration-to-xla-on-tpus.html"
 # What the messages cite under --runtime torch-tpu: TorchTPU's own page (its PyPI project),

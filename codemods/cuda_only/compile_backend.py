@@ -9,7 +9,7 @@ import re
 import libcst as cst
 
 from codemods.cuda_only.common import DYNAMO_DOC, TPU_COMPILE_DOC
-from migrate_xla.rule import EQUAL, SAFE, Rule, append_keyword, call_arg, code_of, drop_items, snippet, string_value
+from migrate_xla.rule.api import EQUAL, SAFE, Rule, append_keyword, call_arg, code_of, drop_items, snippet, string_value
 
 INDUCTOR_ONLY = {"cudagraphs"}
 # what torch.compile and nn.Module.compile take besides the model: a ``.compile(...)`` call on a

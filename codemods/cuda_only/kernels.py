@@ -8,7 +8,7 @@ import re
 import libcst as cst
 
 from codemods.cuda_only.common import PALLAS_DOC, TPU_COMPILE_BACKEND, TPU_PALLAS_DOC, CudaOnlyApi
-from migrate_xla.rule import find, string_value, words
+from migrate_xla.rule.api import find, string_value, words
 
 CUDA_SOURCE = re.compile(r"\.cuh?\b")
 CPP_EXTENSION = "torch.utils.cpp_extension."

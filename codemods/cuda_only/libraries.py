@@ -9,7 +9,7 @@ import libcst as cst
 
 from codemods.cuda_only.common import GUIDE, TPU_AMP_GUIDE, TPU_GUIDE, CudaOnlyApi, is_message_call
 from codemods.shared.apex_amp import APEX_AMP_HANDLED
-from migrate_xla.rule import RUNTIME, string_value, words
+from migrate_xla.rule.api import RUNTIME, string_value, words
 
 APEX_AMP = (
     "is apex mixed precision: use `torch.autocast('xla', dtype=torch.bfloat16)` around the forward "

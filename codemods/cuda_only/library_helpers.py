@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.cuda_only.common import GUIDE, TPU_AMP_GUIDE, TPU_GUIDE, CudaOnlyApi
-from migrate_xla.rule import EQUAL, SAFE, call_arg, code_of, snippet, words
+from migrate_xla.rule.api import EQUAL, SAFE, call_arg, code_of, snippet, words
 
 AMP_GUIDE = "https://docs.pytorch.org/xla/master/perf/amp.html"
 SDPA = "`torch.nn.functional.scaled_dot_product_attention`"

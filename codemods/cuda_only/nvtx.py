@@ -9,7 +9,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from codemods.cuda_only.common import PROFILING_DOC, TPU_PROFILING_DOC, CudaOnlyApi
-from migrate_xla.rule import CUDA_WORD, SAFE, Import, drop_removed_lines, find, names_trigger, snippet
+from migrate_xla.rule.api import CUDA_WORD, SAFE, Import, drop_removed_lines, find, names_trigger, snippet
 
 PROFILER = Import("torch_xla.debug.profiler", asname="xp")
 

@@ -15,7 +15,7 @@ from codemods.cuda_only.common import (
     is_message_call,
 )
 from codemods.shared.device_values import KEPT_CUDA_CHECKS, is_cuda_literal
-from migrate_xla.rule import CUDA_REFERENCE_LEFT, TRIVIA, Rule, children, snippet, subclasses
+from migrate_xla.rule.api import CUDA_REFERENCE_LEFT, TRIVIA, Rule, children, snippet, subclasses
 
 CUDA_MODULES = ("torch.cuda", "torch.backends.cudnn", "torch.backends.cuda")
 _BLOCKS = (cst.BaseSuite, cst.BaseStatement, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally)

@@ -16,7 +16,7 @@ from codemods.cuda_only.common import (
     Mirrored,
 )
 from codemods.shared.definitions import with_definitions
-from migrate_xla.rule import CUDA_WORD, names_trigger, snippet
+from migrate_xla.rule.api import CUDA_WORD, names_trigger, snippet
 
 STREAM_APIS = (
     "torch.cuda.Stream",

@@ -11,8 +11,8 @@ string ``"tpu"``, ``.to("tpu")``, ``t.is_tpu``; the ``torch.cuda`` calls that
 its accelerator), and a ``map_location`` that named CUDA restores onto ``"tpu"``.
 """
 
-# This docstring is the family's section of docs/rules.md (python -m migrate_xla.docs).
-# The rules are in the modules of this package (migrate_xla/registry.py finds them):
+# This docstring is the family's section of docs/rules.md (python -m migrate_xla.generators.docs).
+# The rules are in the modules of this package (migrate_xla/engine/registry.py finds them):
 #   cuda_device.py   XLA101 cuda-device, XLA102 cuda-device-string, XLA103 cuda-method
 #   device_check.py  XLA104 cuda-device-check
 #   runtime.py       XLA105 cuda-runtime-call, XLA106 cuda-memory-query, XLA107 cuda-backend-flag

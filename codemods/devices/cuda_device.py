@@ -21,7 +21,7 @@ from codemods.shared.device_values import (
     string_imports,
     target_name,
 )
-from migrate_xla.rule import EQUAL, SAFE, Rule, call_arg, code_of, parse_expr, string_value, words
+from migrate_xla.rule.api import EQUAL, SAFE, Rule, call_arg, code_of, parse_expr, string_value, words
 
 
 def picks_by_availability(choice: cst.CSTNode) -> bool:

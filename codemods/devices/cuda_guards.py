@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from migrate_xla.rule import FileContext, subtree
+from migrate_xla.rule.api import FileContext, subtree
 
 AVAILABILITY = frozenset({"torch.cuda.is_available", "torch.accelerator.is_available"})
 # What only a GPU runs, and no rule converts or removes (a second run must find the guarded code

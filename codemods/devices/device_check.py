@@ -17,7 +17,7 @@ from codemods.shared.device_values import (
     is_cuda_literal,
     target_name,
 )
-from migrate_xla.rule import SAFE, FileContext, Rule, children, code_of, string_value, subtree
+from migrate_xla.rule.api import SAFE, FileContext, Rule, children, code_of, string_value, subtree
 
 # What a CUDA check may guard that XLA does not have, as a branch spells it: fused /
 # capturable optimizers, DataParallel, CUDA graphs and streams. Not what other rules

@@ -8,7 +8,7 @@ import libcst as cst
 
 from codemods.shared.device_values import ON_RUNTIME
 from codemods.shared.statements import unwrap_block
-from migrate_xla.rule import CUDA_WORD, SAFE, Rule, names_trigger, snippet
+from migrate_xla.rule.api import CUDA_WORD, SAFE, Rule, names_trigger, snippet
 
 CONTEXTS = ("torch.cuda.device", "torch.cuda.device_of")
 

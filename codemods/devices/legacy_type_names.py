@@ -11,7 +11,7 @@ import re
 
 import libcst as cst
 
-from migrate_xla.rule import TRIVIA, FileContext, children, code_of, string_value, subclasses
+from migrate_xla.rule.api import TRIVIA, FileContext, children, code_of, string_value, subclasses
 
 # The legacy type of each dtype, as torch.<name> (CPU) and torch.cuda.<name> (CUDA)
 LEGACY_DTYPES = {

@@ -27,7 +27,7 @@ from codemods.shared.device_values import (
     is_cuda_literal,
     names_device,
 )
-from migrate_xla.rule import TRIVIA, FileContext, code_nodes, code_of, snippet, string_value, subtree
+from migrate_xla.rule.api import TRIVIA, FileContext, code_nodes, code_of, snippet, string_value, subtree
 
 # What a device variable may hold that is the XLA device already (_device_variables)
 XLA_DEVICE_CALLS = frozenset({"torch_xla.device", "torch_xla.core.xla_model.xla_device"})

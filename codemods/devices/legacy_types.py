@@ -13,7 +13,7 @@ import libcst as cst
 from codemods.devices.device_check import gpu_only_feature
 from codemods.devices.legacy_type_names import CUDA_TYPES, LEGACY_DTYPES, may_plan
 from codemods.devices.legacy_type_plan import LegacyTypePlan
-from migrate_xla.rule import (
+from migrate_xla.rule.api import (
     CUDA_WORD,
     EQUAL,
     SAFE,

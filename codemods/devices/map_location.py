@@ -15,7 +15,7 @@ from codemods.shared.device_values import (
     names_device,
     target_name,
 )
-from migrate_xla.rule import SAFE, Rule, append_keyword, call_arg, code_of
+from migrate_xla.rule.api import SAFE, Rule, append_keyword, call_arg, code_of
 
 MAP_LOCATION_NOTE = (
     "torch.load cannot restore tensors onto an XLA device: it loads to the CPU, "

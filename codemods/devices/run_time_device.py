@@ -19,7 +19,7 @@ from codemods.shared.device_values import (
     target_name,
 )
 from codemods.shared.run_time_configs import RUN_TIME_CONFIGS, ConfigNames, names_one_device, plain
-from migrate_xla.rule import (
+from migrate_xla.rule.api import (
     SAFE,
     Rule,
     append_keyword,

@@ -8,7 +8,7 @@ import libcst as cst
 
 from codemods.devices.cuda_guards import CudaGuards, cuda_guards
 from codemods.shared.device_values import KEPT_CUDA_CHECKS, ON_RUNTIME, XLA_DEVICE
-from migrate_xla.rule import (
+from migrate_xla.rule.api import (
     CUDA_WORD,
     SAFE,
     TORCH,

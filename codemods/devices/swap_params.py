@@ -10,7 +10,7 @@ import libcst as cst
 
 from codemods.shared.device_values import is_cuda_value, is_other_device, names_device, target_name
 from codemods.shared.statements import is_docstring, is_import_line
-from migrate_xla.rule import (
+from migrate_xla.rule.api import (
     SAFE,
     TORCH,
     FileContext,

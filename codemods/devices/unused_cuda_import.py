@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate_xla.rule import SAFE, Rule, name_uses
+from migrate_xla.rule.api import SAFE, Rule, name_uses
 
 CUDA_MODULES = ("torch.cuda", "torch.backends.cudnn", "torch.backends.cuda")
 

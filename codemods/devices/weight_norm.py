@@ -8,7 +8,7 @@ import re
 
 import libcst as cst
 
-from migrate_xla.rule import SAFE, TORCH, Rule, parse_expr, snippet, words
+from migrate_xla.rule.api import SAFE, TORCH, Rule, parse_expr, snippet, words
 
 LEGACY = ("torch.nn.utils.weight_norm", "torch.nn.utils.weight_norm.weight_norm")
 LEGACY_REMOVE = ("torch.nn.utils.remove_weight_norm", "torch.nn.utils.weight_norm.remove_weight_norm")

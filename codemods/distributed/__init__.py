@@ -18,8 +18,8 @@ DDP, ``dist.all_reduce``, ``xm.rendezvous`` and ``destroy_process_group`` work b
 ``torch_xla.launch`` and in one process started with torchrun's variables.
 """
 
-# This docstring is the family's section of docs/rules.md (python -m migrate_xla.docs).
-# The rules are in the modules of this package (migrate_xla/registry.py finds them):
+# This docstring is the family's section of docs/rules.md (python -m migrate_xla.generators.docs).
+# The rules are in the modules of this package (migrate_xla/engine/registry.py finds them):
 #   launch.py               XLA601 mp-spawn
 #   process_group.py        XLA602 xla-process-group, XLA603 ddp-xla-form
 #   ordinals.py             XLA604 xla-ordinals, XLA605 rank-as-device

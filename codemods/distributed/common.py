@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate_xla.rule import FileContext
+from migrate_xla.rule.api import FileContext
 
 DDP_GUIDE = "https://docs.pytorch.org/xla/master/perf/ddp.html"
 FSDP_GUIDE = "https://docs.pytorch.org/xla/master/perf/fsdp.html"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.distributed.common import DDP_GUIDE, DEVICE_COUNT
-from migrate_xla.rule import SAFE, FileContext, Rule, children, code_of, find, names_trigger, subtree, words
+from migrate_xla.rule.api import SAFE, FileContext, Rule, children, code_of, find, names_trigger, subtree, words
 
 DATA_PARALLEL = frozenset(
     {

@@ -9,7 +9,7 @@ import libcst as cst
 
 from codemods.distributed.launch_plan import SPAWN
 from codemods.shared.statements import assigned_names
-from migrate_xla.rule import FileContext, call_arg, code_nodes, code_of, subtree
+from migrate_xla.rule.api import FileContext, call_arg, code_nodes, code_of, subtree
 
 PROCESS = frozenset({"torch.multiprocessing.Process", "multiprocessing.Process"})
 START_METHOD = frozenset({"torch.multiprocessing.set_start_method", "multiprocessing.set_start_method"})

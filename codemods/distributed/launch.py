@@ -10,7 +10,7 @@ from codemods.distributed.common import DDP_GUIDE
 from codemods.distributed.launch_plan import LAUNCH_WORDS, LaunchPlan, launch_plan
 from codemods.shared.definitions import with_definitions
 from codemods.shared.device_values import KEPT_CUDA_CHECKS
-from migrate_xla.rule import (
+from migrate_xla.rule.api import (
     SAFE,
     TORCH,
     TORCH_XLA,

@@ -10,7 +10,7 @@ import libcst as cst
 
 from codemods.distributed.common import is_device_count
 from codemods.shared.statements import assigned_names
-from migrate_xla.rule import FileContext, call_arg, called, children, subtree, words
+from migrate_xla.rule.api import FileContext, call_arg, called, children, subtree, words
 
 SPAWN = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn"})
 # launches already in XLA's form: a count before them breaks them just the same

@@ -9,7 +9,7 @@ import re
 import libcst as cst
 
 from codemods.distributed.common import FSDP_GUIDE, SPMD_GUIDE
-from migrate_xla.rule import Rule, code_of, words
+from migrate_xla.rule.api import Rule, code_of, words
 
 # qualified-name prefix -> where to go instead
 MODEL_PARALLEL = {

@@ -10,7 +10,7 @@ import libcst as cst
 from codemods.distributed.common import is_device_count
 from codemods.distributed.launch import MpSpawnToLaunch
 from codemods.distributed.launch_plan import LaunchPlan, launch_plan
-from migrate_xla.rule import (
+from migrate_xla.rule.api import (
     GAP,
     ON_ACCELERATOR,
     SAFE,

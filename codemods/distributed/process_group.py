@@ -7,7 +7,17 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.distributed.common import DDP_GUIDE
-from migrate_xla.rule import SAFE, Import, Rule, append_keyword, call_arg, code_of, drop_items, last_name, string_value
+from migrate_xla.rule.api import (
+    SAFE,
+    Import,
+    Rule,
+    append_keyword,
+    call_arg,
+    code_of,
+    drop_items,
+    last_name,
+    string_value,
+)
 
 XLA_BACKEND = Import("torch_xla.distributed.xla_backend")  # registers the "xla" backend and "xla://"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.distributed.common import DDP_GUIDE
-from migrate_xla.rule import SAFE, XM, XR, Rule, call_arg, code_of, parse_expr, words
+from migrate_xla.rule.api import SAFE, XM, XR, Rule, call_arg, code_of, parse_expr, words
 
 SAMPLER = frozenset({"torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler"})
 SAMPLER_SHARDS = ((1, "num_replicas", "xr.world_size()"), (2, "rank", "xr.global_ordinal()"))

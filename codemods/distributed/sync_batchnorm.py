@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.distributed.common import DDP_GUIDE
-from migrate_xla.rule import UNSAFE, Rule, snippet, words
+from migrate_xla.rule.api import UNSAFE, Rule, snippet, words
 
 CONVERT = frozenset(
     {

@@ -15,11 +15,11 @@ knows TorchTPU's ``tpu`` device (their "tpu" is PyTorch/XLA's), so the calls are
 with what to do instead of converted (docs/frameworks.md).
 """
 
-# This docstring is the family's section of docs/rules.md (python -m migrate_xla.docs).
-# The rules are in the modules of this package (migrate_xla/registry.py finds them):
+# This docstring is the family's section of docs/rules.md (python -m migrate_xla.generators.docs).
+# The rules are in the modules of this package (migrate_xla/engine/registry.py finds them):
 #   lightning.py     XLA820 lightning-accelerator, XLA821 lightning-precision, XLA822 lightning-strategy,
 #                    XLA823 fabric-setup-params
 #   hugging_face.py  XLA824 hf-training-arguments, XLA825 hf-model-loading, XLA826 accelerate-mixed-precision
-#   accelerate_config.py  XLA827 accelerate-config (the YAML is converted by migrate_xla/configs/accelerate.py)
-#   lightning_config.py   XLA828 lightning-config (the YAML is converted by migrate_xla/configs/lightning.py)
+#   accelerate_config.py  XLA827 accelerate-config (the YAML is converted by codemods/frameworks/accelerate_config.py)
+#   lightning_config.py   XLA828 lightning-config (the YAML is converted by codemods/frameworks/lightning_config.py)
 #   common.py        the frameworks' names and the argument edits the rules share

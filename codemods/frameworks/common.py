@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate_xla.rule import EQUAL, append_keyword, call_arg, code_of, drop_items, parse_expr, string_value
+from migrate_xla.rule.api import EQUAL, append_keyword, call_arg, code_of, drop_items, parse_expr, string_value
 
 LIGHTNING_TPU = "https://lightning.ai/docs/pytorch/stable/accelerators/tpu.html"
 LIGHTNING_PRECISION = "https://lightning.ai/docs/pytorch/stable/common/precision_intermediate.html"

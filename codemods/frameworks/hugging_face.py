@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.frameworks.common import ACCELERATE_TPU, HF_TPU, literal, renamed, shown, with_value, without
-from migrate_xla.rule import SAFE, Rule, call_arg, code_of, names_trigger, snippet, words
+from migrate_xla.rule.api import SAFE, Rule, call_arg, code_of, names_trigger, snippet, words
 
 TRAINING_ARGUMENTS = frozenset(
     f"transformers{module}.{name}"

@@ -20,7 +20,7 @@ from codemods.frameworks.common import (
     with_value,
     without,
 )
-from migrate_xla.rule import SAFE, TORCH, Rule, call_arg, code_of, names_trigger, parse_expr, snippet, words
+from migrate_xla.rule.api import SAFE, TORCH, Rule, call_arg, code_of, names_trigger, parse_expr, snippet, words
 
 CALLS = LIGHTNING_TRAINERS | FABRICS
 TRIGGERS = (names_trigger(*CALLS),)

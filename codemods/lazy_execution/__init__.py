@@ -11,8 +11,8 @@ PyTorch/XLA only: TorchTPU (``--runtime torch-tpu``) runs each op eagerly, as CU
 there is no graph to cut and none of these rules runs there.
 """
 
-# This docstring is the family's section of docs/rules.md (python -m migrate_xla.docs).
-# The rules are in the modules of this package (migrate_xla/registry.py finds them):
+# This docstring is the family's section of docs/rules.md (python -m migrate_xla.generators.docs).
+# The rules are in the modules of this package (migrate_xla/engine/registry.py finds them):
 #   sync_after_step.py    XLA201 sync-after-optimizer-step
 #   host_sync.py          XLA202 host-sync-in-training-loop
 #   evaluation_loop.py    XLA203 sync-in-evaluation-loop

@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.shared.statements import call_of
-from migrate_xla.rule import Rule
+from migrate_xla.rule.api import Rule
 
 SYNC_CALLS = {"torch_xla.sync", "torch_xla.core.xla_model.mark_step", "torch_xla.core.xla_model.optimizer_step"}
 

@@ -9,7 +9,7 @@ import re
 import libcst as cst
 
 from codemods.lazy_execution.common import NESTED_SCOPES
-from migrate_xla.rule import ON_ACCELERATOR, SAFE, Rule, children, last_name, snippet, subclasses
+from migrate_xla.rule.api import ON_ACCELERATOR, SAFE, Rule, children, last_name, snippet, subclasses
 
 CONVERSIONS = {"int", "float", "bool"}
 # methods whose result is a tensor (or a NumPy array: .tolist() serves both); .cpu() gives a

@@ -11,7 +11,7 @@ import libcst as cst
 from codemods.shared.device_values import device_tensor_names
 from codemods.shared.statements import dotted, names_in
 from codemods.shared.training_loops import calls_training_step
-from migrate_xla.rule import ON_ACCELERATOR, SAFE, Rule, code_nodes, code_of, snippet
+from migrate_xla.rule.api import ON_ACCELERATOR, SAFE, Rule, code_nodes, code_of, snippet
 
 FACTORY_NAMES = ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like")
 FACTORIES = {f"torch.{name}" for name in FACTORY_NAMES}

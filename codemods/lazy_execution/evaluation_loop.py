@@ -10,7 +10,7 @@ import libcst as cst
 from codemods.lazy_execution.common import NO_GRAD, is_sync_statement
 from codemods.shared.batch_moves import BATCH_MOVE_CONTEXT, BatchMoveProof
 from codemods.shared.training_loops import calls_training_step
-from migrate_xla.rule import ON_ACCELERATOR, SAFE, TORCH_XLA, Rule, children, last_name, subtree
+from migrate_xla.rule.api import ON_ACCELERATOR, SAFE, TORCH_XLA, Rule, children, last_name, subtree
 
 FORWARD_NAME = re.compile(r"model|net|module|encoder|decoder|classifier|policy", re.IGNORECASE)
 

@@ -8,7 +8,7 @@ import re
 import libcst as cst
 
 from codemods.shared.training_loops import calls_training_step
-from migrate_xla.rule import ON_ACCELERATOR, Rule
+from migrate_xla.rule.api import ON_ACCELERATOR, Rule
 
 HOST_SYNC_METHODS = {"item", "tolist", "cpu", "numpy"}
 TENSOR_NAME = re.compile(r"loss|acc|correct|metric|score", re.IGNORECASE)

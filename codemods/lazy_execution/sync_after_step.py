@@ -10,7 +10,17 @@ import libcst as cst
 from codemods.lazy_execution.common import NESTED_SCOPES, NO_GRAD, SYNC_CALLS, is_sync_statement
 from codemods.shared.statements import call_of
 from codemods.shared.training_loops import OPTIMIZER_NAME, calls_training_step
-from migrate_xla.rule import ON_ACCELERATOR, SAFE, TORCH_XLA, Rule, children, code_of, last_name, names_trigger, subtree
+from migrate_xla.rule.api import (
+    ON_ACCELERATOR,
+    SAFE,
+    TORCH_XLA,
+    Rule,
+    children,
+    code_of,
+    last_name,
+    names_trigger,
+    subtree,
+)
 
 # A torch_xla.sync() inside a profiler trace raises "Expecting scope to be empty"; a
 # StepTrace syncs on exit by itself.

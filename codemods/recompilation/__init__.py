@@ -31,8 +31,8 @@ dynamic), and a value read or a data-dependent shape breaks the graph. XLA705 ad
 ``torch_xla.sync()`` there; the other fixes (XLA701's ``drop_last=True``) are the same.
 """
 
-# This docstring is the family's section of docs/rules.md (python -m migrate_xla.docs).
-# The rules are in the modules of this package (migrate_xla/registry.py finds them):
+# This docstring is the family's section of docs/rules.md (python -m migrate_xla.generators.docs).
+# The rules are in the modules of this package (migrate_xla/engine/registry.py finds them):
 #   drop_last.py              XLA701 dataloader-drop-last
 #   data_dependent_shape.py   XLA702 data-dependent-shape
 #   tensor_control_flow.py    XLA703 tensor-control-flow

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from migrate_xla.rule import Rule, find
+from migrate_xla.rule.api import Rule, find
 
 RECOMPILATION_DOC = "https://docs.pytorch.org/xla/master/perf/recompilation.html"
 # What TorchTPU's messages cite: torch.compile's shapes (a recompile each), and its graph breaks

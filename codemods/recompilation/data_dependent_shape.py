@@ -15,7 +15,7 @@ from codemods.recompilation.common import (
     CompiledOnly,
     in_training_path,
 )
-from migrate_xla.rule import GAP, ON_ACCELERATOR, Rule, call_arg, code_nodes, names_trigger, snippet
+from migrate_xla.rule.api import GAP, ON_ACCELERATOR, Rule, call_arg, code_nodes, names_trigger, snippet
 
 # Ops whose result has as many elements as the data says: torch function -> what to do instead.
 SELECT_HINT = (

@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.recompilation.common import GRAPH_BREAKS_DOC, RECOMPILATION_DOC, CompiledOnly
-from migrate_xla.rule import ON_ACCELERATOR, Rule, names_trigger
+from migrate_xla.rule.api import ON_ACCELERATOR, Rule, names_trigger
 
 DETECTION = "torchvision.models.detection."
 # The two-stage models: the region proposal network keeps what non-maximum suppression and the

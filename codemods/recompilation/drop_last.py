@@ -14,7 +14,7 @@ from codemods.recompilation.common import (
     is_literal,
 )
 from codemods.shared.training_loops import DATALOADERS, EVAL_WORDS, name_words
-from migrate_xla.rule import ON_ACCELERATOR, UNSAFE, Rule, append_keyword, call_arg, code_of
+from migrate_xla.rule.api import ON_ACCELERATOR, UNSAFE, Rule, append_keyword, call_arg, code_of
 
 
 class DataLoaderDropLast(CompiledOnly, Rule):

@@ -17,7 +17,7 @@ from codemods.recompilation.common import (
 )
 from codemods.shared.statements import call_of, carried_name
 from codemods.shared.training_loops import calls_training_step
-from migrate_xla.rule import (
+from migrate_xla.rule.api import (
     ON_ACCELERATOR,
     SAFE,
     TORCH_XLA,

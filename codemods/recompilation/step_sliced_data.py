@@ -10,7 +10,7 @@ from codemods.recompilation.common import DYNAMIC_SHAPES_DOC, RECOMPILATION_DOC,
 from codemods.shared.device_values import device_tensor_names
 from codemods.shared.statements import dotted, names_in
 from codemods.shared.training_loops import calls_training_step
-from migrate_xla.rule import ON_ACCELERATOR, TORCH, UNSAFE, Rule, code_nodes, code_of, parse_expr, snippet
+from migrate_xla.rule.api import ON_ACCELERATOR, TORCH, UNSAFE, Rule, code_nodes, code_of, parse_expr, snippet
 
 # A slice whose bound computes with a name: what a batch taken by the step looks like
 SLICED = r"\[[^\[\]\n]*(?:[*+][^\[\]\n]*:|:[^\[\]\n]*[*+])[^\[\]\n]*\]"

@@ -12,7 +12,7 @@ from codemods.recompilation.common import (
     CompiledOnly,
     in_training_path,
 )
-from migrate_xla.rule import GAP, ON_ACCELERATOR, Rule, find, names_trigger, snippet
+from migrate_xla.rule.api import GAP, ON_ACCELERATOR, Rule, find, names_trigger, snippet
 
 # Reads of a tensor's value: methods matched by shape, and torch functions.
 VALUE_METHODS = {"item", "any", "all", "tolist", "is_nonzero"}

@@ -16,7 +16,7 @@ from codemods.recompilation.common import (
     innermost_function,
     is_literal,
 )
-from migrate_xla.rule import ON_ACCELERATOR, UNSAFE, Rule, append_keyword, call_arg, find, snippet, string_value
+from migrate_xla.rule.api import ON_ACCELERATOR, UNSAFE, Rule, append_keyword, call_arg, find, snippet, string_value
 
 PAD_SEQUENCE = "torch.nn.utils.rnn.pad_sequence"
 # Hugging Face's collators that pad each batch to its longest sequence unless told otherwise

@@ -4,7 +4,7 @@ The migration can be right and the losses still drift: an op whose XLA lowering 
 something else than the GPU's, measured by ``xla-migrate verify`` (``--diagnose`` names the
 first op whose outputs or gradients differ while its inputs agree). Or the run stops at an
 operation torch_xla has no kernel for, not even its CPU fallback: sparse tensors
-(``migrate_xla/xla_ops.py``, generated from the installed torch_xla by ``make xla-ops``,
+(``migrate_xla/generated/xla_ops.py``, generated from the installed torch_xla by ``make xla-ops``,
 says what each API needs and whether XLA runs it), or TorchScript's tracer, which cannot
 trace a convolution on the XLA device, or inference mode, under which a linear layer cannot
 run there, or a PackedSequence, on which no RNN runs there, or torch's activation
@@ -22,10 +22,10 @@ PyTorch/XLA only: the defects are torch_xla's; under TorchTPU (``--runtime torch
 rules do not run.
 """
 
-# This docstring is the family's section of docs/rules.md (python -m migrate_xla.docs).
-# The rules are in the modules of this package (migrate_xla/registry.py finds them):
+# This docstring is the family's section of docs/rules.md (python -m migrate_xla.generators.docs).
+# The rules are in the modules of this package (migrate_xla/engine/registry.py finds them):
 #   elu_backward.py    XLA901 elu-backward
-#   sparse_tensors.py  XLA902 sparse-tensors (what XLA can run: migrate_xla/xla_ops.py)
+#   sparse_tensors.py  XLA902 sparse-tensors (what XLA can run: migrate_xla/generated/xla_ops.py)
 #   traced_on_device.py  XLA903 traced-on-device
 #   inference_mode.py  XLA904 inference-mode
 #   packed_sequence.py XLA905 packed-sequence

@@ -7,7 +7,7 @@ import libcst as cst
 
 from codemods.runtime_defects.common import DEFECTS_DOC, RenamesReferences
 from codemods.shared.definitions import with_definitions
-from migrate_xla.rule import SAFE, TORCH, names_trigger, snippet
+from migrate_xla.rule.api import SAFE, TORCH, names_trigger, snippet
 
 CHECKPOINT = ("torch.utils.checkpoint.checkpoint",)
 # what runs torch's checkpoint inside and has no form here: flagged

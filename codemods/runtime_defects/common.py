@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate_xla.rule import FileContext, Rule
+from migrate_xla.rule.api import FileContext, Rule
 
 DEFECTS_DOC = "xla-migrate's docs/runtime_defects.md"
 

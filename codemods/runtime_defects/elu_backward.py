@@ -7,7 +7,7 @@ import libcst as cst
 
 from codemods.runtime_defects.common import DEFECTS_DOC, RenamesReferences
 from codemods.shared.definitions import with_definitions
-from migrate_xla.rule import SAFE, TORCH, FileContext, call_arg, names_trigger, snippet
+from migrate_xla.rule.api import SAFE, TORCH, FileContext, call_arg, names_trigger, snippet
 
 # torch's constants (torch/nn/functional.py, aten's selu)
 SELU_ALPHA = "1.6732632423543772848170429916717"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.runtime_defects.common import DEFECTS_DOC
-from migrate_xla.rule import SAFE, TORCH, Import, Rule, parse_expr, snippet, words
+from migrate_xla.rule.api import SAFE, TORCH, Import, Rule, parse_expr, snippet, words
 
 # what the file imports of it, dropped once no call is left
 IMPORTED = (Import("torch", "inference_mode"), Import("torch.autograd.grad_mode", "inference_mode"))

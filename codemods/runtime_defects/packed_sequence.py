@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.runtime_defects.common import DEFECTS_DOC
-from migrate_xla.rule import Rule, snippet, words
+from migrate_xla.rule.api import Rule, snippet, words
 
 PACKING = frozenset(
     {

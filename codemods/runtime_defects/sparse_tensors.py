@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.runtime_defects.common import DEFECTS_DOC
-from migrate_xla.rule import (
+from migrate_xla.rule.api import (
     EQUAL,
     TORCH,
     UNSAFE,
@@ -21,7 +21,7 @@ from migrate_xla.rule import (
     xla_ops,
 )
 
-# What the generated table (migrate_xla/xla_ops.py, from the installed torch_xla) lists
+# What the generated table (migrate_xla/generated/xla_ops.py, from the installed torch_xla) lists
 CONSTRUCTORS = frozenset({"torch.sparse_coo_tensor", "torch.sparse_csr_tensor", "torch.sparse_csc_tensor"})
 LEGACY = frozenset(api for api in xla_ops.APIS if api.startswith("torch.sparse.") and api.endswith("Tensor"))
 # torch.cuda.sparse.FloatTensor & co: as torch.sparse's, on the GPU (no CUDA here to trace them)
@@ -65,7 +65,7 @@ class SparseTensors(Rule):
     The guide's "Unsupported Operations" says that an operation with no XLA lowering falls
     back to the CPU. Not a sparse one: a sparse tensor on the device dispatches to the
     SparseXLA key, for which torch_xla 2.9 registers no kernel and no fallback
-    (``migrate_xla/xla_ops.py``, generated from the installed torch_xla, lists what each API
+    (``migrate_xla/generated/xla_ops.py``, generated from the installed torch_xla, lists what each API
     needs; pytorch/xla#6853: "we didn't implement the corresponding sparse kernels"). A
     graph convolution that keeps its normalized adjacency as a sparse matrix and multiplies
     it with ``torch.spmm`` runs on the GPU and dies on XLA at ``adj.to(device)``

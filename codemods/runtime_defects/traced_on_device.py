@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.runtime_defects.common import DEFECTS_DOC
-from migrate_xla.rule import ON_ACCELERATOR, SAFE, Import, Rule, call_arg, code_of, parse_expr, snippet
+from migrate_xla.rule.api import ON_ACCELERATOR, SAFE, Import, Rule, call_arg, code_of, parse_expr, snippet
 
 COPY = Import("copy")
 TRACES = frozenset({"torch.jit.trace", "torch.jit.trace_module"})

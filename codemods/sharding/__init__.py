@@ -30,8 +30,8 @@ be handed to FSDPv2 (it calls them with other keywords): torch_xla's are.
 PyTorch/XLA only: under ``--runtime torch-tpu`` the scripts keep their torch form (XLA608).
 """
 
-# This docstring is the family's section of docs/rules.md (python -m migrate_xla.docs).
-# The rules are in the modules of this package (migrate_xla/registry.py finds them):
+# This docstring is the family's section of docs/rules.md (python -m migrate_xla.generators.docs).
+# The rules are in the modules of this package (migrate_xla/engine/registry.py finds them):
 #   setup.py        XLA620 spmd-process-group
 #   fsdp.py         XLA621 fsdp-to-fsdpv2
 #   fully_shard.py  XLA622 fully-shard-to-marks

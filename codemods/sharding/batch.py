@@ -9,7 +9,7 @@ import libcst as cst
 
 from codemods.sharding.common import SPMD_GUIDE, XS, ShardingRule
 from codemods.shared.training_loops import calls_training_step
-from migrate_xla.rule import code_of, subtree
+from migrate_xla.rule.api import code_of, subtree
 
 # A move to the device: ``.cuda()``, ``.to("cuda")``, ``.to(device)``, ``.to(rank)`` (and their
 # XLA forms, which the device rules wrote first); ``.to(torch.bfloat16)`` is not one

@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.sharding.common import SPMD_GUIDE, ShardingRule
-from migrate_xla.rule import Import, append_keyword, call_arg, code_of, parse_expr
+from migrate_xla.rule.api import Import, append_keyword, call_arg, code_of, parse_expr
 
 DCP = "torch.distributed.checkpoint"
 XC = Import("torch_xla.experimental.distributed_checkpoint", asname="xc")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.shared.sharded_models import INIT_DEVICE_MESH, shards_its_model
-from migrate_xla.rule import Import, Rule, call_arg, code_of, string_value, subtree, words
+from migrate_xla.rule.api import Import, Rule, call_arg, code_of, string_value, subtree, words
 
 SPMD_GUIDE = "https://docs.pytorch.org/xla/master/perf/spmd_basic.html"
 FSDPV2_GUIDE = "https://docs.pytorch.org/xla/master/perf/fsdpv2.html"

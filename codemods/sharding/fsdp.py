@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.sharding.common import FSDPV2, FSDPV2_GUIDE, FUNCTOOLS, XLA_WRAP, StatementRule, imports_behind
-from migrate_xla.rule import TORCH, call_arg, code_of, drop_items, parse_expr
+from migrate_xla.rule.api import TORCH, call_arg, code_of, drop_items, parse_expr
 
 FSDP_CLASSES = (
     "torch.distributed.fsdp.FullyShardedDataParallel",

@@ -6,7 +6,7 @@ import libcst as cst
 
 from codemods.sharding.common import FULLY_SHARD, SPMD_GUIDE, XS, StatementRule, imports_behind
 from codemods.shared.definitions import with_definitions
-from migrate_xla.rule import TORCH, call_arg, code_of
+from migrate_xla.rule.api import TORCH, call_arg, code_of
 
 DROPPED = {
     "mp_policy": "bfloat16 compute is `torch.autocast('xla', dtype=torch.bfloat16)` around the module's forward",

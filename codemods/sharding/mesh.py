@@ -6,7 +6,7 @@ import libcst as cst
 
 from codemods.sharding.common import NP, SPMD_GUIDE, XS, StatementRule, imports_behind, mesh_call
 from codemods.shared.sharded_models import INIT_PROCESS_GROUP
-from migrate_xla.rule import XR, code_of
+from migrate_xla.rule.api import XR, code_of
 
 DEVICES = "xr.global_runtime_device_count()"
 

@@ -11,7 +11,7 @@ from codemods.sharding.common import (
     imports_behind,
 )
 from codemods.shared.sharded_models import DESTROY_PROCESS_GROUP, INIT_DEVICE_MESH, INIT_PROCESS_GROUP
-from migrate_xla.rule import XR, names_trigger
+from migrate_xla.rule.api import XR, names_trigger
 
 SETUP = "xr.use_spmd()"
 FSDP_MESH = 'xs.set_global_mesh(xs.get_1d_mesh("fsdp"))'

@@ -17,7 +17,7 @@ from codemods.sharding.common import (
 )
 from codemods.shared.definitions import with_definitions
 from codemods.shared.sharded_models import PLACEMENT_MODULES
-from migrate_xla.rule import TORCH, XR, append_keyword, call_arg, code_of, parse_expr, snippet, subtree
+from migrate_xla.rule.api import TORCH, XR, append_keyword, call_arg, code_of, parse_expr, snippet, subtree
 
 TP = "torch.distributed.tensor.parallel"
 # a style the plan names -> its name as the function written into the file reads it

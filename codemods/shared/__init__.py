@@ -1,7 +1,7 @@
 """Code several rule families share: analyses and helpers, no rules.
 
 A family (a module or package directly under ``codemods/``) imports from here and from
-``migrate_xla.rule``, never from another family; what two families both need lives
+``migrate_xla.rule.api``, never from another family; what two families both need lives
 here, under the name of what it is (tests/test_architecture.py checks it):
 
     device_values.py   what a device expression names (devices, amp, data_loading, cuda_only); the

@@ -16,7 +16,7 @@ import libcst as cst
 from codemods.shared.device_values import cuda_choice, is_cuda_literal, names_device
 from codemods.shared.run_time_configs import reads_run_time_config
 from codemods.shared.training_loops import DATALOADERS
-from migrate_xla.rule import Rule, children, code_of, names_trigger, subtree
+from migrate_xla.rule.api import Rule, children, code_of, names_trigger, subtree
 
 LOADER_NAME = re.compile(r"loader|(^|_)dl$", re.IGNORECASE)
 ON_DEVICE_ALREADY = re.compile(r"device|xla|^mp_|^para", re.IGNORECASE)  # device_loader, mp_loader, para_loader

@@ -14,7 +14,7 @@ import re
 import libcst as cst
 
 from codemods.shared.statements import dotted
-from migrate_xla.rule import TORCH_XLA, Import, Runtime, code_nodes, code_of, string_value, subtree
+from migrate_xla.rule.api import TORCH_XLA, Import, Runtime, code_nodes, code_of, string_value, subtree
 
 # "cuda", "cuda:0", and the templates scripts format an index into: "cuda:", "cuda:{}", "cuda:{:d}"
 # (a conversion or format spec: hifi-gan's "cuda:{:d}".format(rank)), "cuda:%d", "cuda:%02d"

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from codemods.shared.statements import dotted
-from migrate_xla.rule import FileContext, string_value
+from migrate_xla.rule.api import FileContext, string_value
 
 # ctx.shared key: the ConfigNames of the file, kept by XLA111
 RUN_TIME_CONFIGS = "run-time-configs"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from migrate_xla.rule import Rule, dotted_name, subtree
+from migrate_xla.rule.api import Rule, dotted_name, subtree
 
 # The modules whose use makes a file one that shards its model
 SHARDING_MODULES = (

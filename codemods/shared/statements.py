@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from migrate_xla.rule import code_nodes, subtree
+from migrate_xla.rule.api import code_nodes, subtree
 
 
 def is_import_line(statement: cst.BaseStatement) -> bool:

@@ -11,7 +11,7 @@ import re
 
 import libcst as cst
 
-from migrate_xla.rule import children, last_name
+from migrate_xla.rule.api import children, last_name
 
 OPTIMIZER_NAME = re.compile(r"(^|_)(opt|optim|optimizer|optimiser)s?(\d*|_\w+)$|optimi[sz]er", re.IGNORECASE)
 

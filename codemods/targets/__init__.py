@@ -17,8 +17,8 @@ PyTorch/XLA only: ``--runtime torch-tpu`` refuses ``--target multiprocess`` and 
 launcher (``mp.spawn``, torchrun) and DDP over the ``tpu`` process group (the XLA6xx rules).
 """
 
-# This docstring is the family's section of docs/rules.md (python -m migrate_xla.docs).
-# The rules are in the modules of this package (migrate_xla/registry.py finds them):
+# This docstring is the family's section of docs/rules.md (python -m migrate_xla.generators.docs).
+# The rules are in the modules of this package (migrate_xla/engine/registry.py finds them):
 #   optimizer_step.py       XLA650 xm-optimizer-step (--target multiprocess)
 #   distributed_sampler.py  XLA651 distributed-sampler (--target multiprocess)
 #   master_only_output.py   XLA652 master-only-output (--target multiprocess)

@@ -7,7 +7,7 @@ import re
 
 import libcst as cst
 
-from migrate_xla.rule import ON_ACCELERATOR, Import, Rule, code_of, parse_expr, string_value, subtree
+from migrate_xla.rule.api import ON_ACCELERATOR, Import, Rule, code_of, parse_expr, string_value, subtree
 
 XS = Import("torch_xla.distributed.spmd", asname="xs")
 

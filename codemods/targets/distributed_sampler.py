@@ -9,7 +9,7 @@ import libcst as cst
 
 from codemods.shared.training_loops import DATALOADERS, EVAL_WORDS, name_words
 from codemods.targets.common import TargetRule, distributes_itself, parse_statement
-from migrate_xla.rule import (
+from migrate_xla.rule.api import (
     SAFE,
     XR,
     Import,

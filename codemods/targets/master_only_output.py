@@ -9,7 +9,7 @@ import libcst as cst
 
 from codemods.shared.statements import call_of
 from codemods.targets.common import TargetRule
-from migrate_xla.rule import SAFE, XM, code_of, last_name, parse_expr
+from migrate_xla.rule.api import SAFE, XM, code_of, last_name, parse_expr
 
 MASTER_GUARD = re.compile(r"master|rank|ordinal", re.IGNORECASE)
 LOG_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "log"}

@@ -9,7 +9,7 @@ import libcst as cst
 from codemods.shared.statements import call_of
 from codemods.shared.training_loops import OPTIMIZER_NAME
 from codemods.targets.common import TargetRule
-from migrate_xla.rule import SAFE, XM, code_of, is_removed, last_name, parse_expr
+from migrate_xla.rule.api import SAFE, XM, code_of, is_removed, last_name, parse_expr
 
 
 class OptimizerStepAcrossReplicas(TargetRule):

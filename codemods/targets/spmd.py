@@ -20,7 +20,7 @@ from codemods.targets.common import (
     is_main_guard,
     parse_statement,
 )
-from migrate_xla.rule import SAFE, XR, Rule, code_of, subtree
+from migrate_xla.rule.api import SAFE, XR, Rule, code_of, subtree
 
 
 class SpmdMesh(TargetRule):

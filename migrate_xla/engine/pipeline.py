@@ -1,6 +1,6 @@
 """One file that wakes a rule, through the LibCST part of the pipeline (docs/design.md,
 "The pipeline for one file"): a big file as a slice without what no woken rule needs
-(migrate_xla/slicing.py), one parse, every woken rule in one traversal (runner.py), the
+(migrate_xla/engine/slicing.py), one parse, every woken rule in one traversal (runner.py), the
 scheduled imports applied once, the findings' positions (positions.py), code generation,
 and the check that the result compiles. The pre-filter before it, without LibCST, is
 run.py's.
@@ -15,17 +15,16 @@ from functools import cache
 
 import libcst as cst
 
-from migrate_xla import registry
-from migrate_xla.engine import suppression
+from migrate_xla.engine import registry, suppression
+from migrate_xla.engine.imports import apply_imports
 from migrate_xla.engine.positions import OriginalCode, positioned
+from migrate_xla.engine.prefilter import patterns_of
 from migrate_xla.engine.runner import RuleRunner
-from migrate_xla.findings import UNUSED_SUPPRESSION, Diagnostic, MigrationError
-from migrate_xla.imports import apply_imports
-from migrate_xla.prefilter import patterns_of
-from migrate_xla.rule import FileContext, Rule, WholeModuleNeeded, comments_above_first
-from migrate_xla.settings import Settings
-from migrate_xla.slicing import Slice, slice_text
-from migrate_xla.tree import parse_module
+from migrate_xla.engine.slicing import Slice, slice_text
+from migrate_xla.rule.api import FileContext, Rule, WholeModuleNeeded, comments_above_first
+from migrate_xla.rule.findings import UNUSED_SUPPRESSION, Diagnostic, MigrationError
+from migrate_xla.rule.settings import Settings
+from migrate_xla.rule.tree import parse_module
 
 
 def migrate_woken(

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from migrate_xla.findings import Diagnostic
-from migrate_xla.rule import FileContext
-from migrate_xla.tree import FastCodegen, codegen, generating
+from migrate_xla.rule.api import FileContext
+from migrate_xla.rule.findings import Diagnostic
+from migrate_xla.rule.tree import FastCodegen, codegen, generating
 
 
 @dataclass

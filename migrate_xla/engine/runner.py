@@ -8,11 +8,11 @@ from functools import cache
 
 import libcst as cst
 
-from migrate_xla import branches
-from migrate_xla.removed_lines import drop_removed_lines, removed_line, tidy_line
-from migrate_xla.rule import FileContext, Rule
-from migrate_xla.slicing import Slice
-from migrate_xla.tree import LEAVES, NODE_TYPES, TRIVIA, Transformer, subclasses
+from migrate_xla.engine import branches
+from migrate_xla.engine.slicing import Slice
+from migrate_xla.rule.api import FileContext, Rule
+from migrate_xla.rule.removed_lines import drop_removed_lines, removed_line, tidy_line
+from migrate_xla.rule.tree import LEAVES, NODE_TYPES, TRIVIA, Transformer, subclasses
 
 
 class RuleRunner:
@@ -102,7 +102,7 @@ class RuleRunner:
     def _collapse(self, original: cst.If, updated: cst.If) -> cst.If:
         """Notes an ``if`` whose branches the fixes made the same code, or whose block they emptied
         (its ``else`` too, or it has none); its block puts the branch in its place (a removed line
-        for ``pass``), once the rules have left that block (migrate_xla/branches.py)."""
+        for ``pass``), once the rules have left that block (migrate_xla/engine/branches.py)."""
         if type(updated.orelse) is cst.If and self.collapsed.pop(id(updated.orelse.body), None) is not None:
             updated = updated.with_changes(orelse=branches.as_else(updated.orelse))  # the last `elif`
         updated = branches.without_emptied_else(original, updated)

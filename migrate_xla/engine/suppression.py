@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from migrate_xla.rule import CUDA_REFERENCE_LEFT, children, code_of, subtree
+from migrate_xla.rule.api import CUDA_REFERENCE_LEFT, children, code_of, subtree
 
 _CODES = r"(?P<codes>[A-Za-z]+[0-9]*(?:[\s,]+[A-Za-z]+[0-9]+)*)"
 # a bare noqa comment, one with codes (noqa: XLA201, XLA302 or noqa:XLA2); not noqa-ish

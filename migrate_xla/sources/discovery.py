@@ -1,5 +1,5 @@
 """Finding the files a run gets: folders walked for ``.py`` and ``.ipynb`` files, and
-frameworks' config files among the YAML ones (migrate_xla/configs/), honouring
+frameworks' config files among the YAML ones (migrate_xla/engine/configs.py), honouring
 ``.gitignore`` files, the default excludes and the configuration's ``exclude``; files named
 on the command line taken as given."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -47,7 +47,10 @@ class Found(NamedTuple):
 
 
 def find_sources(
-    paths: list[Path], exclude: Sequence[Patterns] = (), unreadable: list[tuple[Path, str]] | None = None
+    paths: list[Path],
+    exclude: Sequence[Patterns] = (),
+    unreadable: list[tuple[Path, str]] | None = None,
+    is_config: Callable[[Path], bool] | None = None,
 ) -> Iterator[Found]:
     """Python files and notebooks under ``paths``: folders walked honouring .gitignore, files as given.
 
@@ -56,12 +59,14 @@ def find_sources(
     files named explicitly. Symbolic links met while walking are skipped (they may point
     outside the tree); a link given explicitly is followed, so the file it points to is
     migrated. A folder that cannot be listed is added to ``unreadable`` with the reason,
-    and the walk goes on (its files are not skipped silently: the caller reports it).
+    and the walk goes on (its files are not skipped silently: the caller reports it). A YAML
+    file met while walking is taken where ``is_config`` says it is a framework's config (the
+    engine knows the kinds: migrate_xla/engine/configs.py); without it, none is.
     """
     seen: set[Path] = set()
     for path in paths:
         if os.path.isdir(path):  # False, not an error, for a path that cannot be looked at: reading it says why
-            candidates = ((Found(p, path), real) for p, real in _walk(path, list(exclude), unreadable))
+            candidates = ((Found(p, path), real) for p, real in _walk(path, list(exclude), unreadable, is_config))
         else:
             candidates = iter([(Found(path, path.parent), path.resolve())])
         for found, key in candidates:
@@ -71,12 +76,15 @@ def find_sources(
 
 
 def _walk(
-    root: Path, exclude: list[Patterns], unreadable: list[tuple[Path, str]] | None
+    root: Path,
+    exclude: list[Patterns],
+    unreadable: list[tuple[Path, str]] | None,
+    is_config: Callable[[Path], bool] | None,
 ) -> Iterator[tuple[Path, Path]]:
     """Each file under ``root`` with its resolved path. The walk follows no link, so a path
     below ``root`` resolves to ``root``'s resolution and the names walked: no ``resolve()``
     of every entry (a dozen ``lstat`` calls each; seconds on torch's 15,000 entries)."""
-    yield from _walk_dir(root, root.resolve(), _ancestor_gitignores(root), exclude, unreadable)
+    yield from _walk_dir(root, root.resolve(), _ancestor_gitignores(root), exclude, unreadable, is_config)
 
 
 def _walk_dir(
@@ -85,6 +93,7 @@ def _walk_dir(
     ignores: list[Patterns],
     exclude: list[Patterns],
     unreadable: list[tuple[Path, str]] | None,
+    is_config: Callable[[Path], bool] | None,
 ) -> Iterator[tuple[Path, Path]]:
     own = Patterns.load(folder)
     if own is not None:
@@ -106,23 +115,11 @@ def _walk_dir(
         if _ignored(resolved, is_dir, [*ignores, *exclude] if exclude else ignores):
             continue
         if is_dir:
-            yield from _walk_dir(path, resolved, ignores, exclude, unreadable)
-        elif entry.name.endswith(SOURCE_SUFFIXES) or (entry.name.endswith(CONFIG_SUFFIXES) and _is_config(entry)):
+            yield from _walk_dir(path, resolved, ignores, exclude, unreadable, is_config)
+        elif entry.name.endswith(SOURCE_SUFFIXES) or (
+            entry.name.endswith(CONFIG_SUFFIXES) and is_config is not None and is_config(path)
+        ):
             yield path, resolved
-
-
-def _is_config(entry: os.DirEntry) -> bool:
-    """Whether a YAML file met while walking is a framework's config (migrate_xla/configs/: a
-    small file with Accelerate's ``distributed_type:`` or a Lightning Trainer's GPU
-    accelerator); the other YAML files of a project are not taken."""
-    from migrate_xla import configs  # only for a folder holding YAML files
-
-    try:
-        if entry.stat(follow_symlinks=False).st_size > configs.MAX_BYTES:
-            return False
-    except OSError:
-        return False
-    return configs.kind_of_file(Path(entry.path)) is not None
 
 
 def _ancestor_gitignores(root: Path) -> list[Patterns]:

@@ -32,12 +32,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from migrate_xla.findings import CELL_NOT_MIGRATED, Diagnostic
+from migrate_xla.rule.findings import CELL_NOT_MIGRATED, Diagnostic
 from migrate_xla.sources.source import Source, SourceError, Unit
 
 _MARKER = "# <xla-migrate cell {}>\n\n"
 # A marker may lose its blank line: a section comment above a removed import keeps its
-# place but not the blank line under it (migrate_xla/imports.py), and a cell marker is one.
+# place but not the blank line under it (migrate_xla/engine/imports.py), and a cell marker is one.
 _MARKER_LINE = re.compile(r"^# <xla-migrate cell (\d+)>\n\n?", re.M)
 _TAG = "# <xla-migrate ipython {}>"
 _TAGGED = re.compile(r"# <xla-migrate ipython \d+>$")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from migrate_xla.project import migration_options
+from migrate_xla.app.project import migration_options
 from migrate_xla.verify.compare import table
 from migrate_xla.verify.harness import PRECISIONS, Settings, VerifyError, profile, record_reference, verify
 from migrate_xla.verify.tpu_report import DEFAULT_TPU, TPUS, render

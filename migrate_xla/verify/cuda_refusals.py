@@ -1,7 +1,7 @@
 """The names of torch.cuda the CPU emulation refuses, found in the script before the reference runs.
 
 The reference run without a GPU emulates CUDA on the CPU (child/cuda_emulation.py) as
-migrate_xla/verify/cuda_api.py decides, name by name. A refused name (CUDA graphs, NCCL,
+migrate_xla/generated/cuda_api.py decides, name by name. A refused name (CUDA graphs, NCCL,
 raw GPU pointers, ...) raises a clear error when the script uses it; better, verify says so
 before it runs anything: :func:`scan` reads the script and the local modules it imports
 (with ``ast``; nothing is imported or run) and finds every reference to a refused name,
@@ -21,7 +21,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from migrate_xla.verify import cuda_api
+from migrate_xla.generated import cuda_api
 from migrate_xla.verify.project_copy import imported_files
 
 MAX_SHOWN = 10  # refusals listed in the message; the rest are counted

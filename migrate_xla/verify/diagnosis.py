@@ -88,7 +88,7 @@ KNOWN_CRASHES = (
     ),
     (
         re.compile(r"module 'torch\.tpu\S*' has no attribute"),
-        "a name torch.tpu does not have (TorchTPU's public names: migrate_xla/tpu_api.py)",
+        "a name torch.tpu does not have (TorchTPU's public names: migrate_xla/generated/tpu_api.py)",
         None,
     ),
     (

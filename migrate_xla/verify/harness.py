@@ -30,9 +30,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from migrate_xla import tpu_api
-from migrate_xla.findings import RUNTIMES
-from migrate_xla.project import MIGRATION_FIELDS, SettingsError, configure
+from migrate_xla.app.project import MIGRATION_FIELDS, SettingsError, configure
+from migrate_xla.generated import tpu_api
+from migrate_xla.rule.findings import RUNTIMES
 from migrate_xla.verify import cuda_refusals, interpreter, project_copy, sharding_report, tpu_report
 from migrate_xla.verify.compare import MIN_DECIDING_STEPS, Result, Run, compare
 from migrate_xla.verify.diagnosis import in_user_files
@@ -98,7 +98,7 @@ class Settings:
     align_rng: bool = True
     rtol: float | None = None
     atol: float | None = None
-    # How the script is migrated, the command line's migration options (migrate_xla/project.py);
+    # How the script is migrated, the command line's migration options (migrate_xla/app/project.py);
     # None: as [tool.xla-migrate] of the project's pyproject.toml says (its defaults without one)
     unsafe_fixes: bool | None = None
     target: str | None = None  # single, multiprocess or spmd
@@ -114,7 +114,7 @@ class Settings:
     tpu_report: bool = True  # read one step's graphs of the XLA run for the TPU report (tpu_report.py)
 
     def migration(self) -> dict[str, object]:
-        """The migration settings given (migrate_xla/settings.py's fields), to put in place of the configuration's."""
+        """The migration settings given (migrate_xla/rule/settings.py's fields), to put in place of the configuration's."""
         return {name: getattr(self, name) for name in MIGRATION_FIELDS if getattr(self, name) is not None}
 
     def float64(self, env: dict[str, str] | None = None) -> bool:
@@ -590,7 +590,7 @@ def _instrumentation(work: Path) -> Path:
 
 
 def tpu_facts() -> dict:
-    """What the child needs of migrate_xla/tpu_api.py to emulate TorchTPU (it imports nothing
+    """What the child needs of migrate_xla/generated/tpu_api.py to emulate TorchTPU (it imports nothing
     of xla-migrate): the device, the backends, each public module's names."""
     return {
         "device": tpu_api.DEVICE,

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from migrate_xla.project import Project, SettingsError
+from migrate_xla.app.project import Project, SettingsError
+from migrate_xla.engine import configs
 from migrate_xla.sources.discovery import find_sources
 from migrate_xla.sources.writing import write_copy
 
@@ -98,7 +99,9 @@ def migrate_project(
     if script not in taken:  # the script is always migrated, whatever the configuration excludes
         run.files.append(next(iter(find_sources([script]))))
         taken.add(script)
-    as_is = {f.path: None for f in find_sources([walked]) if f.path not in taken}  # in order
+    as_is = {
+        f.path: None for f in find_sources([walked], is_config=configs.is_config_file) if f.path not in taken
+    }  # in order
     excludes = run.settings.walk_excludes()
     for path in imported_files(script, [script.parent, root], root):
         if path in taken or path in as_is:

@@ -22,7 +22,7 @@ What it does:
   the optimizers hold them; with ``diagnose``, the norm of every parameter and gradient
   at every step;
 - in the reference run without a GPU, emulates CUDA on the CPU (the shim, name by name as
-  migrate_xla/verify/cuda_api.py decides; the harness passes that table's facts); in the
+  migrate_xla/generated/cuda_api.py decides; the harness passes that table's facts); in the
   migrated run of a TorchTPU migration (``--runtime torch-tpu``), emulates the "tpu"
   device and ``torch.tpu`` on the CPU the same way, without torch_xla;
 - in the XLA run, reads torch_xla's metrics: compilations and executions by step, CPU

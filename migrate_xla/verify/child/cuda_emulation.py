@@ -1,8 +1,8 @@
 """CUDA emulated on the CPU (the reference run without a GPU): torch.cuda and its legacy typed tensors.
 
 What becomes of each public name of ``torch.cuda`` and its submodules is decided in one
-table, migrate_xla/verify/cuda_api.py (generated from the installed torch by
-migrate_xla/make_cuda_api.py, with the decisions kept by hand there); the harness passes
+table, migrate_xla/generated/cuda_api.py (generated from the installed torch by
+migrate_xla/generators/make_cuda_api.py, with the decisions kept by hand there); the harness passes
 its facts in the config (harness._run_child: ``cuda_api``), as this package imports nothing
 of xla-migrate. A name the table emulates gets its CPU meaning here (``_emulations``) under
 each of its names (``torch.cuda.memory_allocated`` and ``torch.cuda.memory.memory_allocated``
@@ -403,7 +403,7 @@ def _lookup(qualname: str):
 
 
 def _install_cuda_shim(float64: bool = False, cuda_api: dict | None = None) -> None:
-    """``cuda_api``: migrate_xla/verify/cuda_api.py's table as the harness passes it
+    """``cuda_api``: migrate_xla/generated/cuda_api.py's table as the harness passes it
     (cuda_refusals.child_facts): the names emulated by a meaning of their own, the refused
     ones with their reasons, and the names that are one object (``same_as``); without it, the
     emulations alone."""

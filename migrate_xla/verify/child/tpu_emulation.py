@@ -13,7 +13,7 @@ from .emulation import EmulationMode, _DeviceContext, _DeviceOfContext, _for_use
 # -- TorchTPU emulated on the CPU (the migrated run of a --runtime torch-tpu migration) -----
 #
 # torch_tpu renames PyTorch's privateuse1 device to "tpu" and installs ``torch.tpu``, whose
-# names are declared in one table (migrate_xla/tpu_api.py, generated from its wheel; the
+# names are declared in one table (migrate_xla/generated/tpu_api.py, generated from its wheel; the
 # harness passes it in the config, as this module imports nothing of xla-migrate). Here
 # the same rename makes torch.device("tpu") a device (of type "tpu"), the emulation maps it
 # to the CPU as the reference's does CUDA, and ``torch.tpu`` is built from the table: each
@@ -97,7 +97,7 @@ def _tpu_module(tpu_api: dict) -> types.ModuleType:
 
 
 def _install_tpu_shim(tpu_api: dict) -> None:
-    """``tpu_api``: migrate_xla/tpu_api.py's facts, as the harness passes them (harness.tpu_facts):
+    """``tpu_api``: migrate_xla/generated/tpu_api.py's facts, as the harness passes them (harness.tpu_facts):
     the device name, the process-group and compile backends, the public modules and their names."""
     device_type = tpu_api["device"]
     sys.modules["torch_xla"] = None  # import torch_xla: ModuleNotFoundError, as beside TorchTPU
