@@ -175,3 +175,20 @@ def test_every_generated_module_says_how_it_is_written():
         assert table.stem in generated.__doc__, (
             f"{table.name}: say in generated/__init__.py which test keeps it current"
         )
+
+
+# Modules of the tool and the rules stay small enough to read whole; the generated tables aside.
+MAX_LINES = 600
+
+
+def test_no_module_is_over_the_size_a_reader_takes_in():
+    import codemods
+
+    roots = [Path(migrate_xla.__file__).parent, Path(codemods.__file__).parent]
+    long = sorted(
+        (str(path), lines)
+        for root in roots
+        for path in root.rglob("*.py")
+        if "generated" not in path.parts and (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    )
+    assert long == [], f"modules over {MAX_LINES} lines: split them by concern"

@@ -18,7 +18,7 @@ from conftest import EXAMPLES, ROOT, run_verify
 from migrate_xla.generated import cuda_api
 from migrate_xla.generators import make_cuda_api
 from migrate_xla.verify import cuda_refusals
-from migrate_xla.verify.harness import _instrumentation
+from migrate_xla.verify.children import _instrumentation
 
 GENERATE = "from migrate_xla.generators import make_cuda_api; print(make_cuda_api.table_text(make_cuda_api.installed()), end='')"
 

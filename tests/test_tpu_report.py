@@ -16,7 +16,9 @@ import pytest
 
 from conftest import FIXTURES, run_verify
 from migrate_xla.verify import Settings, VerifyError, verify
-from migrate_xla.verify.tpu_report import TPUS, UnknownTpu, build, generation, parse_stablehlo, tile_waste
+from migrate_xla.verify.tpu_chips import TPUS, UnknownTpu, generation, tile_waste
+from migrate_xla.verify.tpu_graphs import parse_stablehlo
+from migrate_xla.verify.tpu_report import build
 
 EXAMPLES = FIXTURES / "examples"
 GPT, CNN, LSTM = EXAMPLES / "tiny_gpt.py", EXAMPLES / "mnist_cnn.py", EXAMPLES / "word_lm.py"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from migrate_xla.verify.child_output import compile_causes, crash_site
 from migrate_xla.verify.compare import DECIDING_RTOL, TOLERANCES, Run, compare
 from migrate_xla.verify.diagnosis import _parameters
-from migrate_xla.verify.harness import compile_causes, crash_site
 from migrate_xla.verify.progress import RECOMPILING, RecompilingWatch
 
 LOSSES = [2.0, 1.8, 1.6, 1.5, 1.4, 1.3]

@@ -18,9 +18,10 @@ import pytest
 
 from conftest import EXAMPLES, FIXTURES, ROOT, run_verify
 from migrate_xla.app.run import migrate_code, options_for
-from migrate_xla.verify import Settings, assert_loss_parity, harness, verify
-from migrate_xla.verify.diagnosis import _steps_not_cut, in_user_files
+from migrate_xla.verify import Settings, assert_loss_parity, float64_budget, harness, verify
+from migrate_xla.verify.diagnosis import _steps_not_cut
 from migrate_xla.verify.harness import record_reference
+from migrate_xla.verify.user_lines import in_user_files
 
 SCRIPTS = ROOT / "tests" / "scripts"
 TINY = SCRIPTS / "tiny_mlp.py"
@@ -495,7 +496,7 @@ def test_migrated_spawn_example_runs_its_collectives_under_torch_xla_launch(tmp_
 )
 def test_migrated_torchrun_example_runs_both_ways(tmp_path, env, mode):
     if "RANK" in env:
-        from migrate_xla.verify.harness import _free_port
+        from migrate_xla.verify.children import _free_port
 
         env = {**env, "MASTER_PORT": str(_free_port())}
     out = run_migrated_example("ddp_torchrun", tmp_path, env, "--out-dir", str(tmp_path))
@@ -566,9 +567,9 @@ def test_a_mismatch_as_written_is_decided_in_float64_where_only_its_cost_kept_it
     """Past the float64 budget both run as written; where they then differ past the tolerance
     (here a fixed rtol that float32 rounding alone exceeds) and float64 costs under the deciding
     budget, both run again in float64: rounding is no mismatch there, a 10 % learning rate is."""
-    monkeypatch.setattr(harness, "FLOAT64_CONV_BUDGET", 1_000_000)  # the CNN does ~10 M a forward pass
-    monkeypatch.setattr(harness, "FLOAT64_DECIDING_BUDGET", 10**9)
-    monkeypatch.setattr(harness, "_first_difference", lambda *args: [])  # the verdict is what is tested
+    monkeypatch.setattr(float64_budget, "FLOAT64_CONV_BUDGET", 1_000_000)  # the CNN does ~10 M a forward pass
+    monkeypatch.setattr(float64_budget, "FLOAT64_DECIDING_BUDGET", 10**9)
+    monkeypatch.setattr(harness, "first_difference", lambda *args: [])  # the verdict is what is tested
     settings = Settings(steps=6, rtol=1e-7, atol=1e-9, tpu_report=False)
     good = verify(CHAOTIC, [], settings, migrated=migrated_copy(CHAOTIC, tmp_path))
     assert good.verdict == "match", good.message
@@ -614,8 +615,8 @@ def test_a_large_convolutional_model_as_written_decides_only_the_steps_whose_cal
     by step 4 here, which a learning rate of zero passes): the correct migration is inconclusive,
     not a match, where float64 cannot decide (the test below shows where it does), and a 10%
     learning rate is still caught at step 2, where the tolerance is bounded."""
-    monkeypatch.setattr(harness, "FLOAT64_DECIDING_BUDGET", 0)
-    monkeypatch.setattr(harness, "_first_difference", lambda *args: [])  # the verdict is what is tested
+    monkeypatch.setattr(float64_budget, "FLOAT64_DECIDING_BUDGET", 0)
+    monkeypatch.setattr(harness, "first_difference", lambda *args: [])  # the verdict is what is tested
     args = ["--image-size", "64"]  # 1.2 G multiply-adds in convolutions a forward pass
     good = verify(RESNET18, args, Settings(steps=4), migrated=migrated_copy(RESNET18, tmp_path))
     assert good.verdict == "inconclusive", good.message + good.migrated.stderr_tail
@@ -653,14 +654,14 @@ def test_a_mixed_precision_recipe_as_written_decides_nothing_and_float64_catches
     learning rate (3e-2 apart at step 2) passes: that used to be a match. No step at that
     tolerance decides: float64 does, over the steps its budget allows, and where it cannot, the
     verdict is inconclusive, never a match."""
-    monkeypatch.setattr(harness, "FLOAT64_CONV_BUDGET", 1_000)  # the recipe does 0.9 M a forward pass
-    monkeypatch.setattr(harness, "_first_difference", lambda *args: [])  # the verdict is what is tested
+    monkeypatch.setattr(float64_budget, "FLOAT64_CONV_BUDGET", 1_000)  # the recipe does 0.9 M a forward pass
+    monkeypatch.setattr(harness, "first_difference", lambda *args: [])  # the verdict is what is tested
     settings = Settings(steps=4, tpu_report=False)
     wrong_lr = ("default=0.4)", "default=0.44)")
     bad = verify(MIXUP, [], settings, migrated=migrated_copy(MIXUP, tmp_path, wrong_lr))
     assert "as written, 4 losses agree within the tolerance calibrated by the twin" in bad.tolerance_source
     assert bad.verdict == "mismatch" and bad.first_mismatch == 2 and bad.reference.float64, bad.message
-    monkeypatch.setattr(harness, "FLOAT64_DECIDING_BUDGET", 1_000)
+    monkeypatch.setattr(float64_budget, "FLOAT64_DECIDING_BUDGET", 1_000)
     undecided = run_verify(
         str(MIXUP), "--steps", "4", "--no-tpu-report", "--migrated", str(migrated_copy(MIXUP, tmp_path, wrong_lr))
     )

@@ -220,7 +220,7 @@ def test_the_working_pair_is_the_verify_extra():
 
 
 def test_the_instrumentation_imports_nothing_of_xla_migrate():
-    """The child package runs alone in the user's interpreter (harness._instrumentation copies it):
+    """The child package runs alone in the user's interpreter (children._instrumentation copies it):
     its modules import one another (relatively), torch and the standard library only."""
     modules = sorted((ROOT / "migrate_xla" / "verify" / "child").glob("*.py"))
     assert len(modules) > 1

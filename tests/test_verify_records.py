@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, ROOT, run_verify
-from migrate_xla.verify import Settings, harness, verify
+from migrate_xla.verify import Settings, reruns, verify
+from migrate_xla.verify.child_output import crash_site, stderr_report
+from migrate_xla.verify.children import _merge_records, chosen_record
 from migrate_xla.verify.compare import Run
-from migrate_xla.verify.harness import _merge_records, chosen_record, crash_site, stderr_report
 
 SCRIPTS = ROOT / "tests" / "scripts"
 MAIN = 4000
@@ -157,14 +158,14 @@ def failing(role: str, exception: str, **fields) -> Run:
 
 
 def fake_runs(monkeypatch, outcome):
-    """harness._run_all answering ``outcome(float64, align_rng)`` -> {role: Run}; the calls made."""
+    """reruns.run_all answering ``outcome(float64, align_rng)`` -> {role: Run}; the calls made."""
     calls = []
 
     def run_all(jobs, args, env, settings, work, float64, python):
         calls.append((float64, settings.align_rng))
         return outcome(float64, settings.align_rng)
 
-    monkeypatch.setattr(harness, "_run_all", run_all)
+    monkeypatch.setattr(reruns, "run_all", run_all)
     return calls
 
 
@@ -176,9 +177,7 @@ RESIZE = "RuntimeError: Trying to resize storage that is not resizable"
 
 
 def without(runs, settings=None, float64=True):
-    return harness._without_failing_instruments(
-        runs, [], [], {}, settings or Settings(), Path("/nowhere"), float64, None
-    )
+    return reruns.without_failing_instruments(runs, [], [], {}, settings or Settings(), Path("/nowhere"), float64, None)
 
 
 def test_a_reference_that_fails_only_in_float64_runs_again_as_written(monkeypatch):

@@ -20,8 +20,9 @@ from conftest import EXAMPLES, FIXTURES, ROOT, run_verify
 from migrate_xla.app.run import migrate_code, options_for
 from migrate_xla.generated import tpu_api
 from migrate_xla.verify import Settings, VerifyError, verify
+from migrate_xla.verify.children import _instrumentation, tpu_facts
 from migrate_xla.verify.compare import TPU_EMULATION_SCOPE
-from migrate_xla.verify.harness import _instrumentation, record_reference, runtime_of, tpu_facts
+from migrate_xla.verify.harness import record_reference, runtime_of
 from test_verify import example_args, example_runtimes, example_settings
 
 SCRIPTS = ROOT / "tests" / "scripts"

@@ -33,7 +33,7 @@ import pytest
 
 from migrate_xla.generated import cuda_api
 from migrate_xla.verify import cuda_refusals
-from migrate_xla.verify.harness import _instrumentation, tpu_facts
+from migrate_xla.verify.children import _instrumentation, tpu_facts
 
 pytestmark = pytest.mark.slow  # each test runs child processes that import torch
 

@@ -102,6 +102,15 @@ def kept_forwards(module: cst.Module, source: str) -> dict[int, KeptForward]:
     return found
 
 
+def _may_move_after_forward(source: str) -> bool:
+    """Whether the text has a move ``name.to(`` / ``name.cuda(`` after a call ``name(``: what
+    ``kept_forwards`` looks for, decided from the text before the tree is walked."""
+    return any(
+        re.search(rf"\b{re.escape(move[1])}\s*\(", source[: move.start()])
+        for move in re.finditer(r"\b(\w+)\s*\.\s*(?:to|cuda)\s*\(", source)
+    )
+
+
 class _Codes:
     """The code of a block's lines, each generated once, when first asked for."""
 
@@ -275,7 +284,7 @@ class SwapModuleParams(Rule):
         self.first_kept: KeptForward | None = None  # the first move's, when it has one: no switch
 
     def visit_Module(self, node: cst.Module) -> None:
-        self.kept = kept_forwards(node, self.ctx.source) if re.search(r"\.(to|cuda)\(", self.ctx.source) else {}
+        self.kept = kept_forwards(node, self.ctx.source) if _may_move_after_forward(self.ctx.source) else {}
         self.early = {id(k.takes): k for k in self.kept.values() if k.takes is not None and k.movable}
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -7,6 +7,8 @@ leaves the process group that family converts)."""
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from migrate_xla.rule.api import Rule, dotted_name, subtree
@@ -76,10 +78,9 @@ def shards_its_model(rule: Rule, module: cst.Module) -> bool:
     """Whether ``module`` shards its model (the module docstring), decided once a file; the file's
     imports are learned on the way."""
     ctx = rule.ctx
-    if "shards its model" not in ctx.shared and not any(
-        f.rsplit(".", 1)[-1] in ctx.source for f in (INIT_PROCESS_GROUP, *INIT_DEVICE_MESH)
-    ):
-        ctx.shared["shards its model"] = False  # neither joins a group nor builds a mesh: no walk
+    if "shards its model" not in ctx.shared and not (_imports_sharding(ctx.source) and _sets_up(ctx.source)):
+        # imports no sharding, or neither joins a group nor builds a mesh: no walk
+        ctx.shared["shards its model"] = False
     if "shards its model" not in ctx.shared:
         names, calls = [], []
         for statement in subtree(module):
@@ -94,10 +95,20 @@ def shards_its_model(rule: Rule, module: cst.Module) -> bool:
                 name.startswith(UNCONVERTED) and name not in TENSOR_PARALLEL and name not in INIT_DEVICE_MESH
                 for name in names
             )
-            and any(f.rsplit(".", 1)[-1] in ctx.source for f in (INIT_PROCESS_GROUP, *INIT_DEVICE_MESH))
             and not any(ctx.qualname(func) in MULTIPROCESS for func in calls)
         )
     return ctx.shared["shards its model"]
+
+
+def _sets_up(source: str) -> bool:
+    """Whether the text names ``init_process_group`` or ``init_device_mesh``."""
+    return any(f.rsplit(".", 1)[-1] in source for f in (INIT_PROCESS_GROUP, *INIT_DEVICE_MESH))
+
+
+def _imports_sharding(source: str) -> bool:
+    """Whether the text can import from SHARDING_MODULES or INIT_DEVICE_MESH: an import of one names
+    ``fsdp``, ``device_mesh`` or (tensor parallelism) the word ``parallel``."""
+    return "fsdp" in source or "device_mesh" in source or re.search(r"\bparallel\b", source) is not None
 
 
 def _imported(statement: cst.Import | cst.ImportFrom) -> list[str]:

@@ -11,8 +11,10 @@ import click
 
 from migrate_xla.app.project import migration_options
 from migrate_xla.verify.compare import table
-from migrate_xla.verify.harness import PRECISIONS, Settings, VerifyError, profile, record_reference, verify
-from migrate_xla.verify.tpu_report import DEFAULT_TPU, TPUS, render
+from migrate_xla.verify.harness import profile, record_reference, verify
+from migrate_xla.verify.settings import PRECISIONS, Settings, VerifyError
+from migrate_xla.verify.tpu_chips import DEFAULT_TPU, TPUS
+from migrate_xla.verify.tpu_render import render
 
 
 def tpu_option(command):

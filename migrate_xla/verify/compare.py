@@ -39,7 +39,7 @@ recipe), a dropped ``zero_grad`` by more; a missing sync, a dropped optimizer st
 bfloat16 where float32 was meant are the diagnosis's to catch, whatever the tolerance. A
 ``match`` needs MIN_DECIDING_STEPS such steps (or every step, when fewer were asked for): with
 fewer, the harness decides in float64 where it can, and the verdict is ``inconclusive`` where
-it cannot (harness.py). A tolerance the user gives decides every step: it is theirs.
+it cannot (harness.verify, reruns.decided_in_float64). A tolerance the user gives decides every step: it is theirs.
 """
 
 from __future__ import annotations
@@ -51,10 +51,10 @@ from typing import Any
 
 from migrate_xla.verify.diagnosis import Finding, diagnose
 from migrate_xla.verify.sharding_report import render as render_sharding_report
-from migrate_xla.verify.tpu_report import render as render_tpu_report
+from migrate_xla.verify.tpu_render import render as render_tpu_report
 
 FLOAT64_TOLERANCE = (1e-6, 1e-9)
-# Where float64 costs too much (large convolutional models, harness.FLOAT64_CONV_BUDGET) the
+# Where float64 costs too much (large convolutional models, float64_budget.FLOAT64_CONV_BUDGET) the
 # runs compute as written, and a twin of the reference does the same float32 training rounded
 # as XLA rounds it: batch norm's statistics in one pass, E[x^2] - E[x]^2, as XLA expands
 # BatchNormTraining, and 2-d convolutions summed in another order (oneDNN's channels-last
@@ -140,14 +140,14 @@ class Run:
     compile_causes: list[dict] = field(default_factory=list)
     execution_causes: list[dict] = field(default_factory=list)  # each graph execution's cause, as compile_causes
     stop_compilations: int = 0  # graphs verify's own sync compiled when it stopped the run (recorder.finish)
-    # where a crashed run left the user's code: file, line, function, exception (harness.crash_site)
+    # where a crashed run left the user's code: file, line, function, exception (child_output.crash_site)
     crash_site: dict | None = None
     float64_cost: int | None = None  # stopped in float64: convolution multiply-adds (products at 1/12) past the budget
     cpu_fallback_ops: dict[str, int] = field(default_factory=dict)
     runtime: str | None = None  # the migrated run's: torch-xla, or torch-tpu (emulated on the CPU)
     # each torch.compile call: file, line, backend, how it ran ("eagerly", "compiled", "refused"; child/compiled.py)
     compiled: list[dict] = field(default_factory=list)
-    # the XLA run's capture of one step for the TPU report, its graphs read (tpu_report.collect)
+    # the XLA run's capture of one step for the TPU report, its graphs read (tpu_graphs.collect)
     tpu_capture: dict | None = None
     sharding: dict | None = None  # an SPMD run's layouts and collectives (sharding_report.collect)
 
@@ -178,7 +178,7 @@ class Result:
     rtol_by_step: list[float] = field(default_factory=list)  # calibrated by the twin, where one ran
     twin_losses: list[float] = field(default_factory=list)  # the twin's, where one ran
     runtime: str | None = None  # what the script was migrated for: torch-xla or torch-tpu
-    # an instrument the runs went without, the original failing under it (harness.py):
+    # an instrument the runs went without, the original failing under it (reruns.py):
     # {"instrument", "run", "error"}; None: every instrument kept
     dropped_instrument: dict | None = None
     tpu_report: dict | None = None  # what a TPU would make of the migrated run's graphs (tpu_report.build)

@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 
 # The children's PYTHONPATH gets a folder of this name holding the instrumentation alone
-# (harness._instrumentation); their frames in it are not the user's.
+# (children._instrumentation); their frames in it are not the user's.
 INSTRUMENT_FOLDER = "xla-migrate-instrument"
 
 

@@ -20,7 +20,7 @@ import math
 import re
 from pathlib import Path
 
-from migrate_xla.verify.tpu_report import size_text as _size
+from migrate_xla.verify.tpu_render import size_text as _size
 
 COLLECTIVES = ("all-gather", "reduce-scatter", "all-reduce", "all-to-all", "collective-permute")
 DUMP_FLAGS = "--xla_dump_to={folder} --xla_dump_hlo_as_text --xla_dump_hlo_module_re=SyncTensorsGraph"

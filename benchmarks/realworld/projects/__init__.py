@@ -4,7 +4,8 @@
 Each module defines ``REPOS`` (owner/name -> pinned commit, given to corpus.pin before its cases are built), ``CASES``
 (built with corpus.case; each is tagged "project" here), and where it needs them ``GENERATORS`` (name -> function(path, **opts)
 writing what its scripts read) and ``STUBS`` (package -> {relative path: text}: stand-ins for
-packages this machine lacks that do not matter to training). Modules are found by discovery;
+packages this machine lacks that do not matter to training). Modules are found by discovery
+(those whose names start with "_" are helpers and are skipped);
 their generators and stand-ins join prepare.py's. A generator imports what it needs from
 prepare.py inside its body (prepare imports this package).
 """
@@ -19,6 +20,8 @@ GENERATORS: dict = {}
 STUBS: dict = {}
 
 for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+    if _info.name.startswith("_"):  # a helper of the domain modules (_standins.py), no cases
+        continue
     _mod = importlib.import_module(f"{__name__}.{_info.name}")
     for _key, _table in (("GENERATORS", GENERATORS), ("STUBS", STUBS)):
         for _name, _value in getattr(_mod, _key, {}).items():

@@ -49,7 +49,7 @@ This package's ``__init__`` wires the parts, one module a concern:
   CPU PJRT Lightning's "tpu" accelerator admitted;
 - ``shared``: what several of them share.
 It imports torch and the standard library only: the harness copies the package alone
-onto the children's PYTHONPATH (harness._instrumentation).
+onto the children's PYTHONPATH (children._instrumentation).
 """
 
 from __future__ import annotations

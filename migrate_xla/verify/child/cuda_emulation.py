@@ -3,7 +3,7 @@
 What becomes of each public name of ``torch.cuda`` and its submodules is decided in one
 table, migrate_xla/generated/cuda_api.py (generated from the installed torch by
 migrate_xla/generators/make_cuda_api.py, with the decisions kept by hand there); the harness passes
-its facts in the config (harness._run_child: ``cuda_api``), as this package imports nothing
+its facts in the config (children._run_child: ``cuda_api``), as this package imports nothing
 of xla-migrate. A name the table emulates gets its CPU meaning here (``_emulations``) under
 each of its names (``torch.cuda.memory_allocated`` and ``torch.cuda.memory.memory_allocated``
 are one function); a refused one raises a clear error when the script uses it.

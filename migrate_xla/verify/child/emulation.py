@@ -301,7 +301,7 @@ def _install_device_shim(device_type: str, module, backends: tuple[str, ...]) ->
         backend = bound.arguments.get("backend")
         if isinstance(backend, str) and any(name in backend for name in backends):
             bound.arguments["backend"] = "gloo"
-        # this child's own port (harness.RENDEZVOUS_PORT): the other run's group may be meeting
+        # this child's own port (children.RENDEZVOUS_PORT): the other run's group may be meeting
         # at the port the script names, side by side on this machine
         method = bound.arguments.get("init_method")
         port = os.environ.get("XLA_MIGRATE_VERIFY_PORT")

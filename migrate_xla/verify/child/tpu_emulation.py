@@ -97,7 +97,7 @@ def _tpu_module(tpu_api: dict) -> types.ModuleType:
 
 
 def _install_tpu_shim(tpu_api: dict) -> None:
-    """``tpu_api``: migrate_xla/generated/tpu_api.py's facts, as the harness passes them (harness.tpu_facts):
+    """``tpu_api``: migrate_xla/generated/tpu_api.py's facts, as the harness passes them (children.tpu_facts):
     the device name, the process-group and compile backends, the public modules and their names."""
     device_type = tpu_api["device"]
     sys.modules["torch_xla"] = None  # import torch_xla: ModuleNotFoundError, as beside TorchTPU
