@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -57,6 +58,18 @@ SABOTAGES = {
     # slice: left at the device count (4), the whole tensors' attention gets a quarter of the heads
     "heads-per-rank": (TP_GPT, "HEADS // xr.world_size()", "HEADS // xr.global_runtime_device_count()"),
 }
+
+
+@pytest.mark.slow
+def test_a_reference_with_dtensor_attention_runs_the_unsharded_model(tmp_path, monkeypatch):
+    """DTensor has no sharding strategy for the CPU's flash attention (float32): PyTorch's 2-D
+    example died there in the reference, whose world size 1 makes the plan the unsharded model."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CPU_NUM_DEVICES", "4")
+    script = Path(__file__).parent / "scripts" / "tp_dtensor_attention.py"
+    result = run_verify(str(script), "--target", "spmd", "--steps", "4", "--precision", "native")
+    assert result.exit_code == 0, result.output
+    assert "verdict: match" in result.output and "float32 reference" in result.output
 
 
 @pytest.mark.slow

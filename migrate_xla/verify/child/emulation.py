@@ -390,20 +390,45 @@ def _sharding_on_cpu(emulated: str) -> None:
 
     # FSDP v1 takes 0.4 s to import: patched when the script imports it
     _after_import(("torch.distributed.fsdp.fully_sharded_data_parallel",), fsdp_on_cpu)
+    _after_import(("torch.distributed.tensor.parallel",), _plan_of_one_process)
+
+
+def _alone() -> bool:
+    """Whether the reference runs alone (world size 1, the only size it runs at)."""
+    import torch.distributed as dist
+
+    return dist.get_world_size() == 1 if dist.is_initialized() else os.environ.get("WORLD_SIZE", "1") == "1"
+
+
+def _plan_of_one_process(package) -> None:
+    """``parallelize_module`` leaves the module as it is where the reference runs alone: at world
+    size 1 a tensor-parallel plan is the unsharded model, and DTensor has no sharding strategy
+    for some of the CPU's kernels (the CPU's flash attention: PyTorch's 2-D FSDP + tensor-parallel
+    example died in the reference at ``_scaled_dot_product_flash_attention_for_cpu``)."""
+    import torch.distributed.tensor.parallel.api as api
+
+    real = api.parallelize_module
+    arguments = _binder(real)
+
+    def unsharded(*args, **kwargs):
+        bound = arguments(*args, **kwargs)
+        if bound is None or not _alone():
+            return real(*args, **kwargs)
+        return bound.arguments["module"]
+
+    api.parallelize_module = package.parallelize_module = unsharded
 
 
 def _mesh_of_one_process(init_mesh, signature_of):
     """``init_mesh`` (``init_device_mesh``) with its ``mesh_shape`` one device on each axis where
     the reference runs alone (world size 1, the only size it runs at)."""
-    import torch.distributed as dist
 
     arguments = _binder(signature_of)
 
     def one_each(*args, **kwargs):
         bound = arguments(*args, **kwargs)
-        alone = dist.get_world_size() == 1 if dist.is_initialized() else os.environ.get("WORLD_SIZE", "1") == "1"
         shape = bound.arguments.get("mesh_shape") if bound is not None else None
-        if not alone or not isinstance(shape, (tuple, list)):
+        if not _alone() or not isinstance(shape, (tuple, list)):
             return init_mesh(*args, **kwargs)
         bound.arguments["mesh_shape"] = (1,) * len(shape)
         return init_mesh(*bound.args, **bound.kwargs)

@@ -91,6 +91,12 @@ class Recorder:
             if self.diagnose:
                 self.tensors_by_step.append(_tensor_norms(self._named_parameters()))
             if self.role == "migrated" and _on_xla():
+                import torch_xla.core.xla_model as xm
+
+                # executions are counted when they end, and run asynchronously: on loaded cores the
+                # previous step's could still be running (PyTorch's 2-D example at 8 devices read
+                # no execution between its steps, a false "steps not cut")
+                xm.wait_device_ops()
                 compilations, executions = _xla_counts()
                 self.compilations_by_step.append(compilations)
                 self.executions_by_step.append(executions)
