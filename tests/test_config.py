@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_helpers import FINDING, FIXABLE
 from conftest import ROOT, make_repo, write
 from migrate_xla.app import config
 from migrate_xla.app.cli import migrate
@@ -17,7 +18,6 @@ from migrate_xla.rule import settings as run_settings
 from migrate_xla.rule.findings import RUNTIMES, TARGETS
 from migrate_xla.rule.settings import Settings
 from migrate_xla.sources.discovery import Found
-from test_cli import FINDING, FIXABLE
 
 # XLA405: an unsafe fix, a hint when held back (a held-back .half() is marked in the code)
 HALF = "import torch\nx = torch.ones(2, dtype=torch.float16)\n"

@@ -1,7 +1,7 @@
 """The defects of the installed torch_xla that docs/runtime_defects.md lists, measured.
 
 Each test runs torch and torch_xla in a child process on CPU PJRT (this process never
-imports torch, as in test_verify.py) and asserts that its defect is still there: when an
+imports torch, as in the test_verify_*.py modules) and asserts that its defect is still there: when an
 upgrade of torch_xla fixes one, its test fails, and the rule that works around it (XLA9xx,
 codemods/runtime_defects/) and its row in the table can go. The workarounds the rules
 write are measured in the same child: they must give the CPU's gradients.
@@ -160,7 +160,7 @@ def test_elu_backward_graphs_of_another_alpha_are_reused(measured):
 
 def test_graph_attention_example_drifts_without_the_fix(tmp_path, monkeypatch):
     """End to end: without XLA901's fix the example's losses leave the GPU's at step 2 (7e-3
-    relative in float64; 4e-2 by step 8); with it (test_verify's example test) they agree."""
+    relative in float64; 4e-2 by step 8); with it (test_verify_examples.py) they agree."""
     from conftest import EXAMPLES
     from migrate_xla.verify import Settings, verify
 

@@ -4,7 +4,7 @@ Under either runtime, every CUDA reference left in the output is flagged (a TODO
 above its statement). Under torch-tpu the output names no torch_xla, and every
 ``torch.tpu`` name it uses is one torch_tpu exports (migrate_xla/generated/tpu_api.py, generated from
 its wheel). That the migrated examples also train as the originals did is verify's part
-(tests/test_verify.py).
+(tests/test_verify_examples.py).
 """
 
 from __future__ import annotations

@@ -299,7 +299,7 @@ def test_found_root_is_the_folder_argument(tmp_path):
 
 
 def test_a_folder_that_cannot_be_listed_is_handed_back_not_skipped(tmp_path, monkeypatch):
-    from test_cli import make_unreadable
+    from cli_helpers import make_unreadable
 
     write(tmp_path / "a.py")
     write(tmp_path / "locked" / "b.py")

@@ -5,7 +5,7 @@ float64, that view read half the elements and the reshape after it died ("shape 
 is invalid for input of size 16384"), so verify dropped float64 for every project that
 loaded pretrained weights. The examples fixtures/examples/hf_bert_classifier.py and
 hf_llama_causal.py are also verified with the other examples, built from their configs
-(test_verify.py)."""
+(test_verify_examples.py)."""
 
 from __future__ import annotations
 

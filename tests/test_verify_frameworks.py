@@ -3,7 +3,7 @@ the attention's dropout drawn as every other dropout is, float64 mode under a fu
 optimizer stepped by a GradScaler (transformers' default on a GPU), and the graph verify's
 own stop compiles kept out of the recompilations (a Trainer zeroes its gradients before its
 sync). The examples that need them, fixtures/examples/hf_trainer_fp16.py and
-accelerate_fp16.py, are verified with the other examples (test_verify.py)."""
+accelerate_fp16.py, are verified with the other examples (test_verify_examples.py)."""
 
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ from migrate_xla.verify import Settings, VerifyError, verify
 from migrate_xla.verify.children import _instrumentation, tpu_facts
 from migrate_xla.verify.compare import TPU_EMULATION_SCOPE
 from migrate_xla.verify.harness import record_reference, runtime_of
-from test_verify import example_args, example_runtimes, example_settings
+from verify_helpers import example_args, example_runtimes, example_settings
 
 SCRIPTS = ROOT / "tests" / "scripts"
 TINY = SCRIPTS / "tiny_mlp.py"
@@ -242,7 +242,7 @@ def test_an_example_migrated_to_torch_tpu_by_the_tool_keeps_its_losses(tmp_path)
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
 def test_every_example_migrated_to_torch_tpu_keeps_loss_parity_under_emulation(example, tmp_path, monkeypatch):
     """Issue 24: every example migrated with --runtime torch-tpu verifies `match` (the examples'
-    own arguments and settings, as on CPU PJRT: test_verify.py)."""
+    own arguments and settings, as on CPU PJRT: test_verify_examples.py)."""
     if "torch-tpu" not in example_runtimes(example):
         pytest.skip(f"{example.name} runs on PyTorch/XLA only (its '# verify-runtimes:' line)")
     monkeypatch.chdir(tmp_path)  # what the examples write (samples, checkpoints) lands here

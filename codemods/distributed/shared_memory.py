@@ -225,7 +225,7 @@ class HogwildToDataParallel(Rule):
     workers make their optimizers themselves. Code after the join (an evaluation of the
     model) runs in every process, on its trained replica, which is what the parent's model
     held. Measured: ``fixtures/examples/hogwild_mlp.py`` at one process keeps its losses
-    (``tests/test_verify.py``).
+    (``tests/test_verify_examples.py``).
 
     Unsafe: asynchronous lock-free updates of one model become synchronous averaged ones, so
     the learning rate and step count may want retuning, and the worker count becomes the

@@ -18,7 +18,7 @@ end-to-end tests on the bundled examples:
   steps: the CNN, DCGAN and Trainer examples and a hand migration stay within 2e-7
   relative, the small GPT (SGD, 16 backward passes) reaches 3.6e-5; 1e-4 leaves room
   for that while a learning rate off by 20%, a dropped optimizer step or a missing
-  zero_grad (1e-3 and more from the second step, tests/test_verify.py) still fail.
+  zero_grad (1e-3 and more from the second step, tests/test_verify_breakages.py) still fail.
   Adam is the known exception: its first update is lr * sign(grad), so near-zero
   gradients turn rounding into whole-lr differences (the GPT with AdamW: 4e-3).
 - bfloat16 / float16: rtol 5e-2, atol 1e-2. bfloat16 keeps 8 bits of mantissa (a
