@@ -177,14 +177,14 @@ def test_every_generated_module_says_how_it_is_written():
         )
 
 
-# Modules of the tool and the rules stay small enough to read whole; the generated tables aside.
+# Modules stay small enough to read whole: the tool, the rules, the tests and the benchmarks; the
+# generated tables aside (fixtures are inputs, laid out as users write them).
 MAX_LINES = 600
 
 
 def test_no_module_is_over_the_size_a_reader_takes_in():
-    import codemods
-
-    roots = [Path(migrate_xla.__file__).parent, Path(codemods.__file__).parent]
+    project = Path(migrate_xla.__file__).parents[1]
+    roots = [project / name for name in ("migrate_xla", "codemods", "tests", "benchmarks")]
     long = sorted(
         (str(path), lines)
         for root in roots
