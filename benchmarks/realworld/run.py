@@ -23,7 +23,6 @@ Writes RUNS/results.json (or --results) and prints a markdown table. PYTHONPATH 
 from __future__ import annotations
 
 import argparse
-import ast
 import difflib
 import hashlib
 import json
@@ -36,6 +35,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from notebook_cut import script_to_notebook
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -69,44 +70,6 @@ def tree_digest(folder):
                 with open(p, "rb") as fh:
                     h[os.path.relpath(p, folder)] = hashlib.sha256(fh.read()).hexdigest()
     return h
-
-
-def script_to_notebook(src: str) -> dict:
-    """A notebook of a script: a code cell for each top-level statement (with the comments above
-    it), a markdown cell and a `%matplotlib inline` cell between every two."""
-    lines = src.splitlines(keepends=True)
-    tree = ast.parse(src)
-    starts = []
-    prev_end = 0
-    for node in tree.body:  # a cell from the end of the statement before: comments go with theirs
-        starts.append((prev_end, node.end_lineno))
-        prev_end = node.end_lineno
-    cells = []
-
-    def code(text):
-        return {
-            "cell_type": "code",
-            "execution_count": None,
-            "metadata": {},
-            "outputs": [],
-            "source": text.splitlines(keepends=True),
-        }
-
-    for i, (a, b) in enumerate(starts):
-        text = "".join(lines[a:b]).strip("\n")
-        if i:
-            cells.append({"cell_type": "markdown", "metadata": {}, "source": [f"### Part {i}\n"]})
-            cells.append(code("%matplotlib inline"))
-        cells.append(code(text))
-    tail = "".join(lines[prev_end:]).strip("\n")
-    if tail:
-        cells.append(code(tail))
-    return {
-        "cells": cells,
-        "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
 
 
 TRACE_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
@@ -289,7 +252,9 @@ def owner(c, row, report, log, migrated_dir, env, py):
         who, cause = "", ""
     else:
         who, cause = classify(c, report, log, migrated_dir, env, py, row.get("verify_rc"))
-        if row.get("unsafe", {}).get("verdict") == "match":
+        if row.get("unsafe", {}).get("verdict") == "match" and row["unsafe"].get("same_code"):
+            cause += " [the same migrated code matched when verified again: --unsafe-fixes changes nothing here]"
+        elif row.get("unsafe", {}).get("verdict") == "match":
             cause += f" [match with --unsafe-fixes, which apply {', '.join(row['unsafe']['held_back'])}]"
     if row.get("original_does_not_compile") and row["verdict"] != "match":
         who, cause = "script", f"the original does not compile: {row['original_does_not_compile']}"
@@ -439,6 +404,14 @@ def run_case(c, a, work, env):
     if row["verdict"] != "match" and held_back:
         unsafe_report, unsafe_rc, _ = verify(c, a, base, env, ["--unsafe-fixes"])
         row["unsafe"] = {"held_back": held_back, **verdict_of(unsafe_report, unsafe_rc)}
+        # whether those fixes change the code at all: where they do not, this was the default
+        # migration verified again, and a match says the first run failed, not the code
+        unsafe_mig = os.path.join(base, "migrated-unsafe")
+        shutil.copytree(
+            c["case_dir"], unsafe_mig, ignore=shutil.ignore_patterns("*.pt", "*.npz", "*.npy", "raw", "__pycache__")
+        )
+        subprocess.run([a.xm, *runtime, "--unsafe-fixes", "-q", unsafe_mig], capture_output=True, env=env)
+        row["unsafe"]["same_code"] = tree_digest(unsafe_mig) == tree_digest(mig)
     # 4. owner of a failure
     row["owner"], row["cause"] = owner(c, row, report, log, mig, env, a.python)
     return row
