@@ -43,6 +43,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 RECOMPILING = "compiled new graphs at every step"  # verify's stop (migrate_xla/verify/progress.py)
 XM_DEFAULT = os.path.join(ROOT, ".venv", "bin", "xla-migrate")
 PY_DEFAULT = os.path.join(ROOT, ".venv", "bin", "python")
+# what a migrated copy of a case leaves out: data and caches, which no migration reads
+NOT_COPIED = shutil.ignore_patterns("*.pt", "*.npz", "*.npy", "raw", "__pycache__")
 
 # ---------------------------------------------------------------------------- helpers
 
@@ -333,7 +335,7 @@ def run_case(c, a, work, env):
     runtime = ["--runtime", a.runtime]
     # 1. migrate a copy (write mode), compile, fixpoint
     mig = os.path.join(base, "migrated")
-    shutil.copytree(c["case_dir"], mig, ignore=shutil.ignore_patterns("*.pt", "*.npz", "*.npy", "raw", "__pycache__"))
+    shutil.copytree(c["case_dir"], mig, ignore=NOT_COPIED)
     r = subprocess.run([a.xm, *runtime, "--format", "json", "-q", mig], capture_output=True, text=True, env=env)
     row["migrate_rc"] = r.returncode
     files = []
@@ -407,9 +409,7 @@ def run_case(c, a, work, env):
         # whether those fixes change the code at all: where they do not, this was the default
         # migration verified again, and a match says the first run failed, not the code
         unsafe_mig = os.path.join(base, "migrated-unsafe")
-        shutil.copytree(
-            c["case_dir"], unsafe_mig, ignore=shutil.ignore_patterns("*.pt", "*.npz", "*.npy", "raw", "__pycache__")
-        )
+        shutil.copytree(c["case_dir"], unsafe_mig, ignore=NOT_COPIED)
         subprocess.run([a.xm, *runtime, "--unsafe-fixes", "-q", unsafe_mig], capture_output=True, env=env)
         row["unsafe"]["same_code"] = tree_digest(unsafe_mig) == tree_digest(mig)
     # 4. owner of a failure

@@ -41,6 +41,8 @@ TIED_MODEL = re.compile(r"LM\b|LMHead|ConditionalGeneration|ForPreTraining")
 TIE_ASSIGNMENT = re.compile(r"\.weight\s*=\s*[\w.\[\]]+\.weight\b")
 KEPT_LINE = re.compile(r"^([ \t]*)[\w.,() \t]+=([^=\n][^\n]*)", re.M)  # outputs = model(**batch)
 CALLED = re.compile(r"\b(\w+)\(")
+CALL = re.compile(r"\b(\w+)\s*\(")  # model(, with the spaces Python allows
+MOVE = re.compile(r"\b(\w+)\s*\.\s*(?:to|cuda)\s*\(")  # model.to(, model . cuda (
 MOVE_LINE = re.compile(r"^([ \t]*)(?:\w+[ \t]*=[ \t]*)?(\w+)\.(?:to|cuda)\(", re.M)  # model.to(, m = m.cuda(
 
 
@@ -104,11 +106,12 @@ def kept_forwards(module: cst.Module, source: str) -> dict[int, KeptForward]:
 
 def _may_move_after_forward(source: str) -> bool:
     """Whether the text has a move ``name.to(`` / ``name.cuda(`` after a call ``name(``: what
-    ``kept_forwards`` looks for, decided from the text before the tree is walked."""
-    return any(
-        re.search(rf"\b{re.escape(move[1])}\s*\(", source[: move.start()])
-        for move in re.finditer(r"\b(\w+)\s*\.\s*(?:to|cuda)\s*\(", source)
-    )
+    ``kept_forwards`` looks for, decided from the text before the tree is walked (one pass for
+    where each name is first called)."""
+    first_call: dict[str, int] = {}
+    for call in CALL.finditer(source):
+        first_call.setdefault(call[1], call.start())
+    return any(first_call.get(move[1], len(source)) < move.start() for move in MOVE.finditer(source))
 
 
 class _Codes:
