@@ -15,9 +15,9 @@ import pytest
 from codemods.amp.dtype_choices import AUTOCAST_CALL
 from codemods.amp.float16 import Float16ToBfloat16
 from codemods.cuda_only.reference_left import _NOT_SEARCHED
-from codemods.distributed.launch_plan import LAUNCH_CALL
 from codemods.lazy_execution.element_wise_read import _own_nodes
 from codemods.recompilation.growing_shape import LOOP_INDEX_SLICE
+from codemods.shared.launch_plan import LAUNCH_CALL
 from migrate_xla.app import run
 from migrate_xla.rule.api import FileContext, Settings, subtree, words
 from migrate_xla.rule.findings import TARGETS, MigrationError

@@ -294,6 +294,44 @@ SLICED_CASES = {
         def train_step(x):
             return x[keep_mask].sum()
         """,
+    "a one-line loop that fills a tensor opens its unit": """\
+        import torch
+
+        device = torch.device("cuda")
+        X = torch.zeros(8, 2).to(device)
+        for i in range(8): X[i] = torch.tensor((i, -i))
+
+
+        def unrelated(mask: Optional[Tensor] = None):
+            return mask
+        """,
+    "a CUDA import used only out of the patterns' reach": """\
+        import torch
+        from torch import cuda as gpu
+
+        x = torch.ones(2).cuda()
+
+
+        def unrelated():
+            return 1
+
+
+        def later():
+            return gpu
+        """,
+    "a sparse tensor's method read where no sparse API is named": """\
+        import torch
+
+        adj = torch.sparse_coo_tensor(index, weight, (n, n)).cuda()
+
+
+        def unrelated():
+            return 1
+
+
+        def edges(a):
+            return a._indices()
+        """,
     "an import a fix frees is kept while a skipped unit still uses it": """\
         import torch
 
@@ -317,6 +355,12 @@ def test_sliced_migrations_equal_whole_ones(always_slice, name):
         assert migrate_code(text, options) == whole(text, options)
     if "learned" in name:
         assert "xla" in migrate_code(text, options_for())[0]  # the alias was seen: the call was converted
+    if "one-line loop" in name:
+        assert "X = X.to(device)" in migrate_code(text, options_for())[0]  # XLA205 saw the loop's write
+    if "sparse" in name:
+        assert "`a._indices()` reads a sparse tensor" in migrate_code(text, options_for())[0]  # XLA902 flags it
+    if "reach" in name:
+        assert "from torch import cuda as gpu" in migrate_code(text, options_for())[0]  # XLA114 saw the use
     if "frees" in name:
         assert "import torch\n" in migrate_code(text, options_for())[0]
 

@@ -108,7 +108,8 @@ class CudaOnlyApi(Rule):
         self._check(node)
 
     def visit_Name(self, node: cst.Name) -> None:
-        self._check(node)
+        if self.tracked or node.value in self.ctx.aliases:  # else neither an API's name nor a tracked one
+            self._check(node)
 
     def visit_Arg(self, node: cst.Arg) -> None:
         if node.keyword is not None:

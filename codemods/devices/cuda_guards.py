@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from migrate_xla.rule.api import FileContext, subtree
+from migrate_xla.rule.api import FileContext, code_nodes, subtree
 
 AVAILABILITY = frozenset({"torch.cuda.is_available", "torch.accelerator.is_available"})
 # What only a GPU runs, and no rule converts or removes (a second run must find the guarded code
@@ -60,23 +60,28 @@ def cuda_guards(ctx: FileContext, module: cst.Module) -> CudaGuards:
     if "cuda_guards" not in ctx.shared:
         found = CudaGuards()
         if "is_available" in ctx.source and any(name.rsplit(".", 1)[1] in ctx.source for name in CUDA_ONLY_CALLS):
-            _find(_names(module), module, found)
+            _find(*_scan(module), found)
             if found.state:
                 _only_behind_checks(module, found)
         ctx.shared["cuda_guards"] = found
     return ctx.shared["cuda_guards"]
 
 
-def _names(module: cst.Module) -> FileContext:
-    names = FileContext()
-    for node in subtree(module):
+def _scan(module: cst.Module) -> tuple[FileContext, list[cst.CSTNode]]:
+    """The file's imports, learned, and the nodes that may guard code (blocks, conditional
+    expressions, ``and`` / ``or``) in code order: one walk, the imports known before any check
+    is read (an import may come after the code that uses it)."""
+    names, candidates = FileContext(), []
+    for node in code_nodes(module):
         if isinstance(node, (cst.Import, cst.ImportFrom)):
             names.learn_import(node)
-    return names
+        elif isinstance(node, (cst.Module, cst.IndentedBlock, cst.IfExp, cst.BooleanOperation)):
+            candidates.append(node)
+    return names, candidates
 
 
-def _find(names: FileContext, module: cst.Module, found: CudaGuards) -> None:
-    for node in subtree(module):
+def _find(names: FileContext, candidates: list[cst.CSTNode], found: CudaGuards) -> None:
+    for node in candidates:
         if isinstance(node, (cst.Module, cst.IndentedBlock)):
             body = list(node.body)
             for i, statement in enumerate(body):
@@ -85,7 +90,7 @@ def _find(names: FileContext, module: cst.Module, found: CudaGuards) -> None:
                     _guard(names, statement.test, [statement.body], [statement.orelse, *after], found)
         elif isinstance(node, cst.IfExp):
             _guard(names, node.test, [node.body], [node.orelse], found)
-        elif isinstance(node, cst.BooleanOperation):  # `a and b` evaluates b when a holds; `a or b`, when it fails
+        else:  # `a and b` evaluates b when a holds; `a or b`, when it fails
             conjunction = isinstance(node.operator, cst.And)
             _guard(names, node.left, [node.right] if conjunction else [], [] if conjunction else [node.right], found)
 
@@ -142,7 +147,7 @@ def _self_attributes(node: cst.CSTNode) -> set[str]:
 
 def _only_behind_checks(module: cst.Module, found: CudaGuards) -> None:
     """Keep in ``found.state`` only the attributes no assignment outside the kept checks gives a value (None aside)."""
-    for node in subtree(module):
+    for node in code_nodes(module):
         if id(node) in found.assigns or not isinstance(node, (cst.Assign, cst.AnnAssign)):
             continue
         if isinstance(node.value, cst.Name) and node.value.value == "None":

@@ -59,48 +59,45 @@ class KeptForward:
     tied: bool = False  # its weights may be tied (TIED_MODEL, TIE_ASSIGNMENT): the switch keeps them
 
 
-def kept_forwards(module: cst.Module, source: str) -> dict[int, KeptForward]:
-    """The moves of ``module`` (by the id of their call) made after a kept forward pass of the
+def kept_forwards(block: cst.Module | cst.IndentedBlock, source: str) -> dict[int, KeptForward]:
+    """The moves in ``block`` (by the id of their call) made after a kept forward pass of the
     moved module in the same block: a statement ``name.to(...)`` / ``name.cuda(...)`` (its
     result dropped or assigned) after an assignment whose value calls ``name(...)``."""
     found: dict[int, KeptForward] = {}
-    for block in subtree(module):
-        if not isinstance(block, (cst.Module, cst.IndentedBlock)):
+    body = list(block.body)
+    moves = [(at, call) for at, call in ((at, _move_of(s)) for at, s in enumerate(body)) if call is not None]
+    if not moves:
+        return found
+    kept_calls = [_kept_calls(s) for s in body]  # the names each line runs and keeps the output of
+    assigned: list[set[str]] = []  # the names each line assigns, read once the block has a kept forward pass
+    code = _Codes(body)
+    deleted = {  # line -> the names a `del` line deletes
+        i: {n for small in s.body if isinstance(small, cst.Del) for n in _targets_of(small.target)}
+        for i, s in enumerate(body)
+        if isinstance(s, cst.SimpleStatementLine) and any(isinstance(small, cst.Del) for small in s.body)
+    }
+    for at, call in moves:
+        name = call.func.value.value
+        forward = next((i for i in range(at - 1, -1, -1) if name in kept_calls[i]), None)
+        if forward is None:
             continue
-        body = list(block.body)
-        moves = [(at, call) for at, call in ((at, _move_of(s)) for at, s in enumerate(body)) if call is not None]
-        if not moves:
-            continue
-        kept_calls = [_kept_calls(s) for s in body]  # the names each line runs and keeps the output of
-        assigned: list[set[str]] = []  # the names each line assigns, read once the block has a kept forward pass
-        code = _Codes(body)
-        deleted = {  # line -> the names a `del` line deletes
-            i: {n for small in s.body if isinstance(small, cst.Del) for n in _targets_of(small.target)}
-            for i, s in enumerate(body)
-            if isinstance(s, cst.SimpleStatementLine) and any(isinstance(small, cst.Del) for small in s.body)
-        }
-        for at, call in moves:
-            name = call.func.value.value
-            forward = next((i for i in range(at - 1, -1, -1) if name in kept_calls[i]), None)
-            if forward is None:
-                continue
-            span = range(forward + 1, at)
-            targets = _targets(body[forward])
-            if any(deleted.get(i, set()) & targets for i in span):
-                continue  # `del outputs` before the move: the graph is gone, the switch works
-            assigned = assigned or [_targets(s) for s in body]
-            built = next((i for i in range(forward - 1, -1, -1) if name in assigned[i]), None)
-            tied = bool(TIE_ASSIGNMENT.search(source)) or (built is not None and bool(TIED_MODEL.search(code(built))))
-            kept = KeptForward(name, body[forward], tied=tied)
-            found[id(call)] = kept
-            if any(m.func.value.value == name for i, m in moves if forward < i < at):
-                continue  # moved already (the move this rule adds before an optimizer): nothing to do here
-            taking = next((i for i in span if re.search(rf"\b{name}\.(named_)?parameters\(", code(i))), None)
-            if taking is not None:
-                kept.takes = body[taking]
-                kept.movable = isinstance(kept.takes, cst.SimpleStatementLine) and not any(
-                    _calls(body[i], name) or re.search(r"\.(to|cuda)\(", code(i)) for i in range(taking, at)
-                )
+        span = range(forward + 1, at)
+        targets = _targets(body[forward])
+        if any(deleted.get(i, set()) & targets for i in span):
+            continue  # `del outputs` before the move: the graph is gone, the switch works
+        assigned = assigned or [_targets(s) for s in body]
+        built = next((i for i in range(forward - 1, -1, -1) if name in assigned[i]), None)
+        tied = bool(TIE_ASSIGNMENT.search(source)) or (built is not None and bool(TIED_MODEL.search(code(built))))
+        kept = KeptForward(name, body[forward], tied=tied)
+        found[id(call)] = kept
+        if any(m.func.value.value == name for i, m in moves if forward < i < at):
+            continue  # moved already (the move this rule adds before an optimizer): nothing to do here
+        taking = next((i for i in span if re.search(rf"\b{name}\.(named_)?parameters\(", code(i))), None)
+        if taking is not None:
+            kept.takes = body[taking]
+            kept.movable = isinstance(kept.takes, cst.SimpleStatementLine) and not any(
+                _calls(body[i], name) or re.search(r"\.(to|cuda)\(", code(i)) for i in range(taking, at)
+            )
     return found
 
 
@@ -282,13 +279,25 @@ class SwapModuleParams(Rule):
         self.cuda_move = False  # a move to CUDA (.cuda(), .to("cuda")) is among them
         self.switch: bool | None = None  # the file's own setting, when it has one
         self.wrapped = False  # a DistributedDataParallel wrap came before, in code order
+        self.may_move = False  # the text may move a module after a kept forward pass
         self.kept: dict[int, KeptForward] = {}  # moves after a kept forward pass, by call
         self.early: dict[int, KeptForward] = {}  # statements the module moves before, by id
         self.first_kept: KeptForward | None = None  # the first move's, when it has one: no switch
 
     def visit_Module(self, node: cst.Module) -> None:
-        self.kept = kept_forwards(node, self.ctx.source) if _may_move_after_forward(self.ctx.source) else {}
-        self.early = {id(k.takes): k for k in self.kept.values() if k.takes is not None and k.movable}
+        self.may_move = _may_move_after_forward(self.ctx.source)
+        self._read_kept(node)
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._read_kept(node)
+
+    def _read_kept(self, block: cst.Module | cst.IndentedBlock) -> None:
+        """The block's moves after a kept forward pass, read as the traversal enters it (each
+        is acted on inside it): no walk of the whole file of its own."""
+        if self.may_move:
+            kept = kept_forwards(block, self.ctx.source)
+            self.kept.update(kept)
+            self.early.update({id(k.takes): k for k in kept.values() if k.takes is not None and k.movable})
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.qualname(node.func)

@@ -26,7 +26,6 @@ class UnusedCudaImport(Rule):
     FIX = SAFE
     SEVERITY = "info"
     TRIGGERS = (r"import[^\n]*\bcud(?:a|nn)\b",)
-    WHOLE_MODULE = True  # a use may be anywhere in the file
     BEFORE = "from torch import nn, optim, cuda\n\nmodel = nn.Linear(2, 2)\n"
     AFTER = "from torch import nn, optim\n\nmodel = nn.Linear(2, 2)\n"
 
@@ -50,6 +49,7 @@ class UnusedCudaImport(Rule):
         for local in locals_:
             if self.ctx.aliases.get(local) not in CUDA_MODULES or self.uses[local]:
                 continue
+            self.ctx.need_whole_module(local)  # a use may be in code a slice left out
             spec = self.ctx.bindings.get(local)
             fixing = self.fixes(original)
             self.ctx.report(

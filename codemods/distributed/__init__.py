@@ -28,5 +28,5 @@ DDP, ``dist.all_reduce``, ``xm.rendezvous`` and ``destroy_process_group`` work b
 #   data_parallel.py        XLA610 data-parallel-guard
 #   shared_memory.py        XLA611 shared-memory-training
 #   sync_batchnorm.py       XLA613 sync-batchnorm
-#   launch_plan.py          what a file's mp.spawn calls need (XLA601 and XLA604 share it)
-#   common.py               the guides the messages cite, device_count() as the world size
+#   common.py               the guides the messages cite
+#   (what a file's mp.spawn calls need, XLA601's and XLA604's: codemods/shared/launch_plan.py)

@@ -4,8 +4,20 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.distributed.common import DDP_GUIDE, DEVICE_COUNT
-from migrate_xla.rule.api import SAFE, FileContext, Rule, children, code_of, find, names_trigger, subtree, words
+from codemods.distributed.common import DDP_GUIDE
+from codemods.shared.launch_plan import DEVICE_COUNT
+from migrate_xla.rule.api import (
+    SAFE,
+    FileContext,
+    Rule,
+    children,
+    code_nodes,
+    code_of,
+    find,
+    names_trigger,
+    subtree,
+    words,
+)
 
 DATA_PARALLEL = frozenset(
     {
@@ -93,7 +105,7 @@ class DataParallelGuard(Rule):
         if self.counted is None:
             self.counted = {
                 code_of(target)
-                for store in subtree(self.module)
+                for store in code_nodes(self.module)
                 if isinstance(store, _STORES) and store.value is not None and find(store.value, self._is_count_call)
                 for target in ([t.target for t in store.targets] if isinstance(store, cst.Assign) else [store.target])
                 if isinstance(target, (cst.Name, cst.Attribute))

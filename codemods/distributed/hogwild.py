@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from codemods.distributed.launch_plan import SPAWN
+from codemods.shared.launch_plan import SPAWN
 from codemods.shared.statements import assigned_names
 from migrate_xla.rule.api import FileContext, call_arg, code_nodes, code_of, subtree
 

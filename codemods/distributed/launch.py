@@ -7,9 +7,9 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.distributed.common import DDP_GUIDE
-from codemods.distributed.launch_plan import LAUNCH_WORDS, LaunchPlan, launch_plan
 from codemods.shared.definitions import with_definitions
 from codemods.shared.device_values import KEPT_CUDA_CHECKS
+from codemods.shared.launch_plan import LAUNCH_WORDS, LaunchPlan, launch_plan
 from migrate_xla.rule.api import (
     SAFE,
     TORCH,

@@ -7,9 +7,8 @@ import re
 
 import libcst as cst
 
-from codemods.distributed.common import is_device_count
 from codemods.distributed.launch import MpSpawnToLaunch
-from codemods.distributed.launch_plan import LaunchPlan, launch_plan
+from codemods.shared.launch_plan import LaunchPlan, is_device_count, launch_plan
 from migrate_xla.rule.api import (
     GAP,
     ON_ACCELERATOR,

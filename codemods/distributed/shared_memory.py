@@ -7,7 +7,7 @@ import libcst as cst
 
 from codemods.distributed.common import DDP_GUIDE
 from codemods.distributed.hogwild import ORDINAL, WORKER, HogwildPlan, hogwild_plan
-from codemods.distributed.launch_plan import launch_plan
+from codemods.shared.launch_plan import launch_plan
 from codemods.shared.training_loops import OPTIMIZER_NAME
 from migrate_xla.rule.api import (
     GAP,

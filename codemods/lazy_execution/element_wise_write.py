@@ -11,7 +11,7 @@ import libcst as cst
 from codemods.shared.device_values import device_tensor_names
 from codemods.shared.statements import dotted, names_in
 from codemods.shared.training_loops import calls_training_step
-from migrate_xla.rule.api import ON_ACCELERATOR, SAFE, Rule, code_nodes, code_of, snippet
+from migrate_xla.rule.api import ON_ACCELERATOR, SAFE, Rule, code_nodes, code_of, snippet, words
 
 FACTORY_NAMES = ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like")
 FACTORIES = {f"torch.{name}" for name in FACTORY_NAMES}
@@ -22,8 +22,14 @@ HOST_BUILTINS = {
     *("int", "float", "bool", "str", "list", "tuple", "min", "max", "sum"),
 }
 HOST_METHODS = {"item", "tolist", "numpy", "append", "format"}
-# the statement a subscript assignment makes: ``X[i] = v``, ``X[i, :] += v``
-SUBSCRIPT_WRITE = r"\][ \t]*(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)"
+# the statement a subscript assignment makes in a loop: ``X[i] = v``, ``X[i, :] += v``, where a
+# statement starts (a line, after ``;``, after the ``:`` of a one-line ``if``, ``with``...; an index
+# over lines without nested brackets), not an annotated parameter's default (``mask: Optional[Tensor]
+# = None``, which kept most of a typed library file in its slice); or a one-line loop's (``for i in
+# r: X[i] = i``, which may open a slice's unit). Each led by characters ``re`` skips to.
+_WRITE = r"\w+[ \t]*\[(?:[^\n]*|[^\]]*)\][ \t]*(?:[-+*/%@&|^]|//|\*\*|<<|>>)?=(?!=)"
+SUBSCRIPT_WRITE = r"[\n;][ \t]*(?:(?:for|while|if|elif|else|with)\b[^\n]*:[ \t]*)?" + _WRITE
+ONE_LINE_LOOP_WRITE = r"(?:for|while)\b[^\n]*:[ \t]*" + _WRITE
 DTYPE_WORDS = re.compile(r"dtype|float|int|long|half|double|bool|complex")
 # what a statement that makes a tensor on the device spells
 DEVICE_MADE = r"\.(?:to|cuda)\(|device[ \t]*="
@@ -60,8 +66,9 @@ class ElementWiseWrite(Rule):
     SUMMARY = "a tensor made on the device and written element by element in a loop is built on the host and moved once"
     FIX = SAFE
     SEVERITY = "warning"
-    TRIGGERS = (SUBSCRIPT_WRITE,)
-    REQUIRES = (ON_ACCELERATOR,)
+    TRIGGERS = (SUBSCRIPT_WRITE, ONE_LINE_LOOP_WRITE)
+    # what the fix needs besides: a factory's call that puts its tensor on the device
+    REQUIRES = (ON_ACCELERATOR, words(*FACTORY_NAMES), DEVICE_MADE)
     RUNTIMES = ("torch-xla",)
     CONTEXT = (DEVICE_MADE,)  # the statement that makes the tensor, next to the loop
     BEFORE = "X = torch.zeros(n, 2).to(device)\nfor i in range(n):\n    X[i] = torch.tensor(points[i])\n"

@@ -16,6 +16,7 @@ from migrate_xla.rule.api import (
     TORCH_XLA,
     Rule,
     children,
+    code_nodes,
     code_of,
     last_name,
     names_trigger,
@@ -272,7 +273,7 @@ class SyncAfterOptimizerStep(Rule):
         """The names of functions called in a block that also syncs (``self._run_batch(x)``
         then ``xm.mark_step()``): their updates are synced by the caller."""
         names: set[str] = set()
-        for block in subtree(module):
+        for block in code_nodes(module):
             body = getattr(block, "body", None)
             if not isinstance(body, (list, tuple)) or not any(is_sync_statement(self, s) for s in body):
                 continue

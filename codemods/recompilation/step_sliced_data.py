@@ -10,7 +10,7 @@ from codemods.recompilation.common import DYNAMIC_SHAPES_DOC, RECOMPILATION_DOC,
 from codemods.shared.device_values import device_tensor_names
 from codemods.shared.statements import dotted, names_in
 from codemods.shared.training_loops import calls_training_step
-from migrate_xla.rule.api import ON_ACCELERATOR, TORCH, UNSAFE, Rule, code_nodes, code_of, parse_expr, snippet
+from migrate_xla.rule.api import ON_ACCELERATOR, TORCH, UNSAFE, Rule, code_nodes, code_of, parse_expr, snippet, words
 
 # A slice whose bound computes with a name: what a batch taken by the step looks like
 SLICED = r"\[[^\[\]\n]*(?:[*+][^\[\]\n]*:|:[^\[\]\n]*[*+])[^\[\]\n]*\]"
@@ -45,7 +45,7 @@ class StepSlicedData(CompiledOnly, Rule):
     FIX = UNSAFE
     SEVERITY = "warning"
     TRIGGERS = (SLICED, NAMED_BOUNDS)
-    REQUIRES = (ON_ACCELERATOR,)
+    REQUIRES = (ON_ACCELERATOR, words("backward", "step"))  # flagged in a loop that trains
     WHOLE_MODULE = True  # the move to the device may be anywhere in the file
     BEFORE = (
         "x = torch.from_numpy(data).cuda()\n"
@@ -62,14 +62,16 @@ class StepSlicedData(CompiledOnly, Rule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self.on_device: set[str] = set()
+        self._on_device: set[str] | None = None  # the names of device tensors, read when first needed
         self.counters: list[
             set[str]
         ] = []  # the names each enclosing loop counts with ({} for a loop that does not train)
 
-    def visit_Module(self, node: cst.Module) -> None:
-        super().visit_Module(node)
-        self.on_device = device_tensor_names(node)
+    @property
+    def on_device(self) -> set[str]:
+        if self._on_device is None:  # a walk of the whole file, for a slice in a loop that trains
+            self._on_device = device_tensor_names(self.module)
+        return self._on_device
 
     def visit_For(self, node: cst.For) -> None:
         if not calls_training_step(node.body):

@@ -7,7 +7,7 @@ import libcst as cst
 
 from codemods.runtime_defects.common import DEFECTS_DOC, RenamesReferences
 from codemods.shared.definitions import with_definitions
-from migrate_xla.rule.api import SAFE, TORCH, names_trigger, snippet
+from migrate_xla.rule.api import SAFE, TORCH, names_trigger, snippet, words
 
 CHECKPOINT = ("torch.utils.checkpoint.checkpoint",)
 # what runs torch's checkpoint inside and has no form here: flagged
@@ -77,6 +77,9 @@ class ActivationCheckpoint(RenamesReferences):
     FIX = SAFE
     SEVERITY = "error"
     TRIGGERS = (names_trigger(*CHECKPOINT, *SEQUENTIAL, *WRAPPERS),)
+    # each of those names resolves through an import that spells ``utils`` or ``_checkpoint`` (not
+    # torch.distributed.checkpoint's, which names checkpoints everywhere)
+    REQUIRES = (words("utils", "_checkpoint"),)
     RUNTIMES = ("torch-xla",)
     BEFORE = "from torch.utils.checkpoint import checkpoint\n\nx = checkpoint(block, x, use_reentrant=False)\n"
     AFTER = "\n" + HELPER_DEF + f"\n\nx = {HELPER}(block, x, use_reentrant=False)\n"  # the import goes

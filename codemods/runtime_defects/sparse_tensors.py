@@ -101,6 +101,8 @@ class SparseTensors(Rule):
     # torch.sparse.mm, .sum, FloatTensor spell "sparse" however they are imported (`mm` and
     # `sum` alone would wake the rule in most files); torch's own functions their names
     TRIGGERS = (words("sparse", *(api[len("torch.") :] for api in TORCH_FUNCTIONS), *TO_SPARSE),)
+    # the methods it flags or drops by their name alone, wherever they are (a slice keeps their units)
+    CONTEXT = (words(COALESCE, *sorted(FLAGGED_METHODS)),)
     RUNTIMES = ("torch-xla",)
     BEFORE = "adj = torch.sparse_coo_tensor(index, weight, (n, n))\nh = torch.spmm(adj, x @ w)\n"
     AFTER = "adj = torch.sparse_coo_tensor(index, weight, (n, n)).to_dense()\nh = torch.mm(adj, x @ w)\n"

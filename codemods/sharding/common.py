@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.shared.sharded_models import INIT_DEVICE_MESH, shards_its_model
-from migrate_xla.rule.api import Import, Rule, call_arg, code_of, string_value, subtree, words
+from codemods.shared.sharded_models import INIT_DEVICE_MESH, may_shard, shards_its_model
+from migrate_xla.rule.api import Import, Rule, call_arg, code_nodes, code_of, string_value, subtree, words
 
 SPMD_GUIDE = "https://docs.pytorch.org/xla/master/perf/spmd_basic.html"
 FSDPV2_GUIDE = "https://docs.pytorch.org/xla/master/perf/fsdpv2.html"
@@ -41,7 +41,12 @@ class ShardingRule(Rule):
     TARGETS = ("single", "spmd")
     RUNTIMES = ("torch-xla",)
     TRIGGERS = (TRIGGER,)
-    WHOLE_MODULE = True  # what a statement becomes depends on the file's other statements
+
+    @classmethod
+    def whole_module(cls, text: str, settings) -> bool:
+        """What a statement becomes depends on the file's other statements; in a file that cannot
+        shard its model (``may_shard``) the family does nothing, and a slice will do."""
+        return may_shard(text)
 
     def visit_Module(self, node: cst.Module) -> None:
         self.shards = shards_its_model(self, node)
@@ -101,7 +106,7 @@ def meshes(rule: Rule, module: cst.Module) -> dict[str, tuple[str, str | None]]:
     ctx = rule.ctx
     if "meshes" not in ctx.shared:
         assigns, names, passed, parallelizes = [], [], [], False
-        for node in subtree(module):
+        for node in code_nodes(module):
             if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
                 assigns.append(node)
             elif isinstance(node, cst.Name):

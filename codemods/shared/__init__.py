@@ -16,7 +16,9 @@ here, under the name of what it is (tests/test_architecture.py checks it):
                        config is (devices' XLA111, batch_moves)
     apex_amp.py        the references to apex's amp that XLA408 answers for, which XLA807 skips
                        (amp, cuda_only)
+    launch_plan.py     what a file's mp.spawn calls need: the world sizes counted before them, the
+                       workers (distributed's XLA601 and XLA604; whether sharding can call the worker once)
 
 An analysis that the rules of one family share lives in that family's package
-(``amp/scaler_analysis.py``, ``amp/dtype_choices.py``, ``distributed/launch_plan.py``).
+(``amp/scaler_analysis.py``, ``amp/dtype_choices.py``).
 """

@@ -14,7 +14,7 @@ import re
 import libcst as cst
 
 from codemods.shared.statements import dotted
-from migrate_xla.rule.api import TORCH_XLA, Import, Runtime, code_nodes, code_of, string_value, subtree
+from migrate_xla.rule.api import TORCH_XLA, Import, Runtime, code_nodes, code_of, string_value
 
 # "cuda", "cuda:0", and the templates scripts format an index into: "cuda:", "cuda:{}", "cuda:{:d}"
 # (a conversion or format spec: hifi-gan's "cuda:{:d}".format(rank)), "cuda:%d", "cuda:%02d"
@@ -135,7 +135,7 @@ def chooses_cpu(module: cst.Module, qualname) -> bool:
     device-named variable set to the CPU (``else: device = torch.device("cpu")``), or a
     ``--device`` option (the user may pass ``cpu``). ``qualname`` resolves names.
     """
-    for node in subtree(module):
+    for node in code_nodes(module):
         if isinstance(node, cst.IfExp):
             branches = (node.body, node.orelse)
             if any(_is_cpu(b, qualname) for b in branches) and any(_is_accelerator(b, qualname) for b in branches):

@@ -11,7 +11,7 @@ import re
 
 import libcst as cst
 
-from migrate_xla.rule.api import Rule, dotted_name, subtree
+from migrate_xla.rule.api import Rule, code_nodes, dotted_name
 
 # The modules whose use makes a file one that shards its model
 SHARDING_MODULES = (
@@ -78,12 +78,11 @@ def shards_its_model(rule: Rule, module: cst.Module) -> bool:
     """Whether ``module`` shards its model (the module docstring), decided once a file; the file's
     imports are learned on the way."""
     ctx = rule.ctx
-    if "shards its model" not in ctx.shared and not (_imports_sharding(ctx.source) and _sets_up(ctx.source)):
-        # imports no sharding, or neither joins a group nor builds a mesh: no walk
-        ctx.shared["shards its model"] = False
+    if "shards its model" not in ctx.shared and not may_shard(ctx.source):
+        ctx.shared["shards its model"] = False  # no walk
     if "shards its model" not in ctx.shared:
         names, calls = [], []
-        for statement in subtree(module):
+        for statement in code_nodes(module):
             if isinstance(statement, (cst.Import, cst.ImportFrom)):
                 ctx.learn_import(statement)
                 names += _imported(statement)
@@ -98,6 +97,12 @@ def shards_its_model(rule: Rule, module: cst.Module) -> bool:
             and not any(ctx.qualname(func) in MULTIPROCESS for func in calls)
         )
     return ctx.shared["shards its model"]
+
+
+def may_shard(source: str) -> bool:
+    """What the text tells of ``shards_its_model``: False where it imports no sharding, or neither
+    joins a group nor builds a mesh."""
+    return _imports_sharding(source) and _sets_up(source)
 
 
 def _sets_up(source: str) -> bool:

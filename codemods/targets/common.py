@@ -7,7 +7,7 @@ import re
 
 import libcst as cst
 
-from migrate_xla.rule.api import ON_ACCELERATOR, Import, Rule, code_of, parse_expr, string_value, subtree
+from migrate_xla.rule.api import ON_ACCELERATOR, Import, Rule, code_nodes, code_of, parse_expr, string_value, subtree
 
 XS = Import("torch_xla.distributed.spmd", asname="xs")
 
@@ -40,7 +40,7 @@ def distributes_itself(rule: Rule, module: cst.Module) -> bool:
     if "distributed" not in rule.ctx.shared:
         text = rule.ctx.source
         found = bool(DISTRIBUTED_TEXT.search(text)) and any(
-            isinstance(node, (cst.Name, cst.Attribute)) and _launcher(rule, node) for node in subtree(module)
+            isinstance(node, (cst.Name, cst.Attribute)) and _launcher(rule, node) for node in code_nodes(module)
         )
         rule.ctx.shared["distributed"] = found or f"def {WORKER}(" in text or "use_spmd()" in text
     return bool(rule.ctx.shared["distributed"])

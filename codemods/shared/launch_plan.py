@@ -1,5 +1,6 @@
 """What a file's ``mp.spawn`` calls need, found before the traversal reaches them: the
-analysis XLA601 (launch.py) and XLA604 (ordinals.py) share."""
+analysis the distributed family's XLA601 (launch.py) and XLA604 (ordinals.py) share, and that
+tells the sharding family whether a spawned worker can be called once, as one SPMD program."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from codemods.distributed.common import is_device_count
 from codemods.shared.statements import assigned_names
 from migrate_xla.rule.api import FileContext, call_arg, called, children, subtree, words
 
+DEVICE_COUNT = frozenset({"torch.cuda.device_count", "torch.accelerator.device_count"})
 SPAWN = frozenset({"torch.multiprocessing.spawn", "torch.multiprocessing.spawn.spawn"})
 # launches already in XLA's form: a count before them breaks them just the same
 LAUNCHES = SPAWN | {"torch_xla.launch", "torch_xla.torch_xla.launch", "torch_xla.distributed.xla_multiprocessing.spawn"}
@@ -20,6 +21,10 @@ LAUNCH_WORDS = words("spawn", "launch")  # the last part of every name in LAUNCH
 LAUNCH_CALL = re.compile(called(LAUNCH_WORDS))  # what a call of one of LAUNCHES spells
 # What the import of one of LAUNCHES spells: their modules
 LAUNCH_MODULES = ("multiprocessing", "torch_xla")
+
+
+def is_device_count(ctx: FileContext, node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Call) and ctx.qualname(node.func) in DEVICE_COUNT
 
 
 def _names(node: cst.CSTNode, name: str, scoped: bool = True, top: bool = True) -> int:
