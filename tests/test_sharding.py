@@ -24,12 +24,13 @@ FSDP_GPT = FIXTURES / "sharding" / "fsdp_gpt.py"
 FSDP2_GPT = FIXTURES / "sharding" / "fsdp2_gpt.py"
 TP_GPT = FIXTURES / "sharding" / "tp_gpt.py"
 FSDP_TP_GPT = FIXTURES / "sharding" / "fsdp_tp_gpt.py"
+FSDP_SPAWNED = FIXTURES / "sharding" / "fsdp_spawned.py"  # PyTorch's FSDP tutorial: mp.spawn, all_reduce
 STEPS = ["--steps", "4", "--precision", "float64"]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("devices", ["4", "8"])
-@pytest.mark.parametrize("script", [FSDP_GPT, FSDP2_GPT, TP_GPT, FSDP_TP_GPT], ids=lambda p: p.stem)
+@pytest.mark.parametrize("script", [FSDP_GPT, FSDP2_GPT, TP_GPT, FSDP_TP_GPT, FSDP_SPAWNED], ids=lambda p: p.stem)
 def test_sharded_example_keeps_the_unsharded_losses_on_virtual_devices(script, devices, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("CPU_NUM_DEVICES", devices)
@@ -57,6 +58,13 @@ SABOTAGES = {
     # the tensor-parallel model divides its heads by the mesh's size, written for one rank's
     # slice: left at the device count (4), the whole tensors' attention gets a quarter of the heads
     "heads-per-rank": (TP_GPT, "HEADS // xr.world_size()", "HEADS // xr.global_runtime_device_count()"),
+    # the spawned worker's sampler, taking the devices for processes, reads a quarter of the data set
+    # (the reference, at world size 1, reads all of it)
+    "sampler-shard-by-devices": (
+        FSDP_SPAWNED,
+        "num_replicas=xr.world_size()",
+        "num_replicas=xr.global_runtime_device_count()",
+    ),
 }
 
 
@@ -168,6 +176,25 @@ def test_fsdp_scripts_keep_their_form_under_multiprocess():
     codes = {d.code for d in findings}
     assert "XLA608" in codes and not codes & {"XLA620", "XLA621", "XLA622", "XLA623"}
     assert "FSDP(" in migrated
+    # a spawned worker stays one process a device: torch_xla.launch starts them
+    migrated, findings = migrate_code(FSDP_SPAWNED.read_text(), options_for(target="multiprocess"))
+    assert "XLA608" in {d.code for d in findings} and "FSDP(" in migrated
+    assert "torch_xla.launch(fsdp_main, args=(args,))" in migrated and "dist.all_reduce(" in migrated
+
+
+def test_a_spawned_worker_called_once_says_where_its_random_state_comes_from():
+    """Called in the parent, the worker starts from the parent's seed, where each spawned process
+    started from its own (PyTorch's FSDP tutorial seeds only its parent: verify's losses differ from
+    step 1 there); a worker that seeds itself needs no word."""
+    source = FSDP_SPAWNED.read_text()
+    assert "    torch.manual_seed(1)\n    model = Net()" in source
+    for text, noted in (
+        (source, False),
+        (source.replace("    torch.manual_seed(1)\n    model = Net()", "    model = Net()"), True),
+    ):
+        migrated, findings = migrate_code(text, options_for(target="spmd"))
+        assert "fsdp_main(0, 1, args)" in migrated
+        assert any("runs the worker in this process" in d.message for d in findings) is noted
 
 
 def test_the_default_target_makes_the_same_spmd_program():

@@ -10,6 +10,7 @@ from codemods.distributed.common import DDP_GUIDE
 from codemods.shared.definitions import with_definitions
 from codemods.shared.device_values import KEPT_CUDA_CHECKS
 from codemods.shared.launch_plan import LAUNCH_WORDS, LaunchPlan, launch_plan
+from codemods.shared.sharded_models import SPMD_TARGETS, shards_its_model
 from migrate_xla.rule.api import (
     SAFE,
     TORCH,
@@ -19,6 +20,7 @@ from migrate_xla.rule.api import (
     Import,
     Rule,
     call_arg,
+    code_nodes,
     code_of,
     drop_items,
     parse_expr,
@@ -92,6 +94,16 @@ class MpSpawnToLaunch(Rule):
     the runtime, ``torch.device("xla")`` does not; the ImageNet example picks its device so
     before it counts). An availability test that XLA105 keeps for CUDA stays as it is.
 
+    In a script that shards its model (FSDP, FSDP2, a device mesh: the sharding rules make it one
+    SPMD program), the worker is not started once per device but called once, as process 0 of 1:
+    ``mp.spawn(fsdp_main, args=(world_size, args), nprocs=world_size)`` becomes ``fsdp_main(0, 1,
+    args)``, PyTorch's FSDP tutorial's launch. One SPMD process drives every device (the SPMD
+    user guide), and in it ``xr.global_ordinal()`` is 0 and ``xr.world_size()`` 1, so the world
+    size counted before the spawn is passed as 1 and its count goes; the worker keeps its
+    parameters, and its process group becomes the SPMD set-up (XLA620). A spawn the worker cannot
+    stand in for (not joined, a worker that is not a function of the file, a count the parent
+    keeps) leaves the file's sharding flagged, and the spawn becomes ``torch_xla.launch`` as above.
+
     Both runtimes. TorchTPU keeps ``mp.spawn`` (and its ``nprocs``, the world size counted
     before it: ``torch.tpu.device_count()`` reads the chips without claiming them), but every
     worker must see the same TPU launch environment (the chips' addresses and topology, which
@@ -124,10 +136,20 @@ class MpSpawnToLaunch(Rule):
         self.plan = LaunchPlan()
         self.counted_at: cst.CSTNode | None = None  # the top-level statement of the first count written
         self.defined: set[str] = set()  # what the module defines at top level
+        self.spmd = False  # the script shards its model: the worker is called once
+        self.parent_seeds = False  # the parent's code seeds torch before the spawn
+        self.functions: dict[str, cst.FunctionDef] = {}  # the module's own, by name
 
     def visit_Module(self, node: cst.Module) -> None:
         self.plan = launch_plan(self.ctx, node)
+        self.spmd = (
+            self.ctx.runtime == "torch-xla"
+            and self.ctx.settings.target in SPMD_TARGETS
+            and self.plan.once
+            and shards_its_model(self, node)
+        )
         self.defined = {s.name.value for s in node.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))}
+        self.functions = {s.name.value: s for s in node.body if isinstance(s, cst.FunctionDef)}
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
         if self.counted_at is None or LAUNCH_COUNT in self.defined:
@@ -138,13 +160,13 @@ class MpSpawnToLaunch(Rule):
         if id(original) not in self.plan.dropped_counts or self.ctx.runtime != "torch-xla":
             return updated
         self.ctx.forget_fixes_inside(original)
-        return self.replace(
-            original,
-            updated,
-            cst.RemoveFromParent(),
-            f"`{code_of(original).strip()}`: torch_xla.launch starts one process per device itself, "
-            "and counting devices before it would start the XLA runtime in the parent: removed",
+        why = (
+            "the one SPMD process drives every device, and the worker it calls is given a world size of 1"
+            if self.spmd
+            else "torch_xla.launch starts one process per device itself, and counting devices before it would "
+            "start the XLA runtime in the parent"
         )
+        return self.replace(original, updated, cst.RemoveFromParent(), f"`{code_of(original).strip()}`: {why}: removed")
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         if self.ctx.runtime != "torch-xla":
@@ -155,7 +177,9 @@ class MpSpawnToLaunch(Rule):
                     "in the parent before it, so that every worker sees the same TPU launch environment",
                 )
             return updated
-        if self.ctx.runtime == "torch-xla" and id(original) in self.plan.parent_calls:
+        if self.spmd and id(original) in self.plan.parent_calls and self._seeds(original):
+            self.parent_seeds = True
+        if id(original) in self.plan.parent_calls and not self.spmd:
             parent = self._in_parent(original, updated)
             if parent is not None:
                 return parent
@@ -176,6 +200,8 @@ class MpSpawnToLaunch(Rule):
             return counted
         if id(original) not in self.plan.spawns:
             return updated
+        if self.spmd:
+            return self._called_once(original, updated)
         join = call_arg(original, 3, "join")
         if join is not None and code_of(join.value) != "True":
             self.flag(original, f"`torch_xla.launch` always waits for its processes; see {DDP_GUIDE}")
@@ -208,6 +234,46 @@ class MpSpawnToLaunch(Rule):
             imports=[TORCH_XLA],
             drop_if_unused=self.ctx.import_behind(original.func),
         )
+
+    def _called_once(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """``mp.spawn(fn, args=(...), ...)`` -> ``fn(0, ...)``, the world size it passes (its process count,
+        or a count made for it) given as 1."""
+        given, nprocs = call_arg(original, 1, "args"), call_arg(original, 2, "nprocs")
+        elements = given.value.elements if given is not None else ()
+        now = updated.args[original.args.index(given)].value.elements if given is not None else ()
+        counted = self.plan.args_dropped.get(id(original))
+        # the world size it passes: the spawn's process count, or a count made for it
+        sizes = [
+            at == counted or (nprocs is not None and e.value.deep_equals(nprocs.value)) for at, e in enumerate(elements)
+        ]
+        values = ["1" if size else code_of(e.value) for size, e in zip(sizes, now)]
+        fn = updated.args[original.args.index(call_arg(original, 0, "fn"))].value
+        for arg in original.args:  # what goes: the process count, join, the sizes passed
+            if arg is not given and arg.value is not call_arg(original, 0, "fn").value:
+                self.ctx.forget_fixes_inside(arg)
+        for size, element in zip(sizes, elements):
+            if size:
+                self.ctx.forget_fixes_inside(element)
+        call = f"{code_of(fn)}({', '.join(['0', *values])})"
+        worker = self.functions.get(code_of(fn))
+        if self.parent_seeds and worker is not None and not any(map(self._seeds, code_nodes(worker))):
+            self.note(
+                original,
+                f"`{call}` runs the worker in this process, from the random state `torch.manual_seed` left here; "
+                "each spawned worker started from a new process' own: its initial weights and dropout differ from "
+                "the GPU run's unless the worker seeds itself (`torch.manual_seed(...)` as its first line)",
+            )
+        return self.replace(
+            original,
+            updated,
+            parse_expr(call),
+            f"`mp.spawn` -> `{call}`: the script shards its model, and one SPMD process drives every device: the "
+            "worker runs once, as process 0 of 1 (its process group becomes the SPMD set-up)",
+            drop_if_unused=self.ctx.import_behind(original.func),
+        )
+
+    def _seeds(self, node: cst.CSTNode) -> bool:
+        return isinstance(node, cst.Call) and self.qualname(node.func) == "torch.manual_seed"
 
     def _in_parent(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression | None:
         """A call of the parent's code that another rule made a device query: an availability test
@@ -281,7 +347,7 @@ class MpSpawnToLaunch(Rule):
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef):
         index = self.plan.workers.get(id(original))
-        if index is None or self.ctx.runtime != "torch-xla":
+        if index is None or self.ctx.runtime != "torch-xla" or self.spmd:
             return updated
         param = original.params.params[index]
         params = drop_items(updated.params.params, lambda p: p is updated.params.params[index])

@@ -19,7 +19,9 @@ on its first dimension over the mesh, so that each device computes its rows as e
 Tensor parallelism's ``parallelize_module`` becomes marks of the planned weights and
 activations with their styles' layouts (Colwise, Rowwise, Sequence, PrepareModuleInput/Output),
 ``loss_parallel`` goes, and FSDP2 after it adds its axis to each layout; a distributed
-checkpoint saves and loads with torch_xla's SPMD planners. A file that also uses what has no
+checkpoint saves and loads with torch_xla's SPMD planners. A worker that ``mp.spawn`` starts on
+each GPU (PyTorch's FSDP tutorial) is called once (XLA601), and the collectives it runs on its
+process group, identities over one process, go. A file that also uses what has no
 SPMD form here yet (RPC, pipelines, DTensor itself) keeps all of it flagged (XLA608), never
 half-converted, and so does a module that
 wraps a model without setting SPMD up. Both forms were exact to float32 and float64 rounding
@@ -39,4 +41,5 @@ PyTorch/XLA only: under ``--runtime torch-tpu`` the scripts keep their torch for
 #   batch.py        XLA624 sharded-batch
 #   tensor_parallel.py  XLA625 tensor-parallel-to-marks
 #   checkpoint.py   XLA626 distributed-checkpoint
+#   collectives.py  XLA627 spmd-collectives
 #   common.py       whether a file shards, the guides, the imports the rules add

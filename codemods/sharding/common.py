@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.shared.sharded_models import INIT_DEVICE_MESH, may_shard, shards_its_model
+from codemods.shared.sharded_models import INIT_DEVICE_MESH, SPMD_TARGETS, may_shard, shards_its_model
 from migrate_xla.rule.api import Import, Rule, call_arg, code_nodes, code_of, string_value, subtree, words
 
 SPMD_GUIDE = "https://docs.pytorch.org/xla/master/perf/spmd_basic.html"
@@ -34,11 +34,12 @@ class ShardingRule(Rule):
     up (decided once a file: it imports FSDP, FSDP2 or a device mesh, and calls
     ``init_process_group`` or ``init_device_mesh``, which become the SPMD set-up), and uses no
     parallelism without an SPMD form here (RPC, pipelines, DTensor and the tensor-parallel styles XLA625 does not convert) and
-    starts or replicates no processes (``mp.spawn``, ``torch_xla.launch``, DDP), under
+    starts or replicates no processes (``torch_xla.launch``, DDP; an ``mp.spawn`` whose worker XLA601
+    can call once is one process), under
     the targets where SPMD is the script's form. A module that only wraps (a trainer library
     whose script joins the group) stays flagged (XLA608): without ``xr.use_spmd()`` FSDPv2 fails."""
 
-    TARGETS = ("single", "spmd")
+    TARGETS = SPMD_TARGETS
     RUNTIMES = ("torch-xla",)
     TRIGGERS = (TRIGGER,)
 

@@ -77,6 +77,9 @@ class LaunchPlan:
     # start the runtime before the launch)
     parent_checks: set[int] = field(default_factory=set)
     parent_calls: set[int] = field(default_factory=set)
+    # every launch is an mp.spawn whose worker can be called once instead, as one SPMD program
+    # (a function of the file by name, its args a tuple, joined) and no count is kept for more
+    once: bool = False
 
 
 def launch_plan(ctx: FileContext, module: cst.Module) -> LaunchPlan:
@@ -163,4 +166,21 @@ def _launch_plan(module: cst.Module) -> LaunchPlan:
     parent_calls = [call for call, scope in calls if id(scope) in parents]
     plan.parent_calls = {id(call) for call in parent_calls}
     plan.parent_checks = {id(call) for call in parent_calls if names.qualname(call.func) in AVAILABILITY}
+    plan.once = bool(found) and not plan.kept_counts and all(_callable_once(names, call, defs) for call, _ in found)
     return plan
+
+
+def _callable_once(names: FileContext, call: cst.Call, defs: dict[str, cst.FunctionDef]) -> bool:
+    """Whether the launch ``call`` is ``mp.spawn(fn, args=(...), ...)`` of a function ``fn`` of the
+    file that it waits for, so that ``fn(0, ...)`` can stand for it."""
+    if names.qualname(call.func) not in SPAWN or any(a.star for a in call.args):
+        return False
+    fn, given, join = call_arg(call, 0, "fn"), call_arg(call, 1, "args"), call_arg(call, 3, "join")
+    return (
+        fn is not None
+        and isinstance(fn.value, cst.Name)
+        and fn.value.value in defs
+        and (given is None or isinstance(given.value, cst.Tuple))
+        and (join is None or (isinstance(join.value, cst.Name) and join.value.value == "True"))
+        and sum(a.keyword is None for a in call.args) <= 5  # spawn's own positional parameters
+    )

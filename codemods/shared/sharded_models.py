@@ -1,7 +1,7 @@
 """Whether a script shards its model the way the sharding rules (codemods/sharding/) convert it:
 it imports FSDP, FSDP2, tensor parallelism's plan and styles or a device mesh, calls
 ``init_process_group`` or ``init_device_mesh``, uses no parallelism without an SPMD form here
-and starts no processes of its own. Decided once a
+and starts no processes of its own but an ``mp.spawn`` whose worker can be called once. Decided once a
 file. Shared by the sharding family (it acts only there) and the ``--target spmd`` rules (XLA672
 leaves the process group that family converts)."""
 
@@ -11,8 +11,12 @@ import re
 
 import libcst as cst
 
+from codemods.shared.launch_plan import SPAWN, launch_plan
 from migrate_xla.rule.api import Rule, code_nodes, dotted_name
 
+# The targets under which a file that shards its model becomes one SPMD program (under
+# multiprocess, one process a device, its sharding stays flagged)
+SPMD_TARGETS = ("single", "spmd")
 # The modules whose use makes a file one that shards its model
 SHARDING_MODULES = (
     "torch.distributed.fsdp",
@@ -54,11 +58,10 @@ UNCONVERTED = (
     "torch.distributed.tensor",
     "torch.distributed._tensor",
 )
-# Processes started or replicated by the script: one SPMD program cannot be part of them. A sharded
-# script launched by mp.spawn (PyTorch's FSDP tutorial) stays flagged until its launcher has an
-# SPMD form (the worker called once, in the one process)
+# Processes started or replicated by the script: one SPMD program cannot be part of them. A worker
+# mp.spawn starts (PyTorch's FSDP tutorial) is one where the launch can call it once instead
+# (launch_plan's ``once``; XLA601 then does)
 MULTIPROCESS = (
-    "torch.multiprocessing.spawn",
     "torch.multiprocessing.start_processes",
     "torch_xla.launch",
     "torch_xla.distributed.xla_multiprocessing.spawn",
@@ -95,6 +98,7 @@ def shards_its_model(rule: Rule, module: cst.Module) -> bool:
                 for name in names
             )
             and not any(ctx.qualname(func) in MULTIPROCESS for func in calls)
+            and (not any(ctx.qualname(func) in SPAWN for func in calls) or launch_plan(ctx, module).once)
         )
     return ctx.shared["shards its model"]
 

@@ -8,7 +8,7 @@ import re
 
 import libcst as cst
 
-from codemods.shared.sharded_models import INIT_PROCESS_GROUP, shards_its_model
+from codemods.shared.sharded_models import shards_its_model
 from codemods.shared.statements import is_import_line
 from codemods.shared.training_loops import calls_training_step
 from codemods.targets.common import (
@@ -207,7 +207,8 @@ class SpmdWithMultiprocessing(Rule):
     reports them and changes nothing (``--target multiprocess`` keeps that form).
 
     A script that shards its model with FSDP or a device mesh keeps its ``init_process_group``
-    unflagged: the sharding rules make it the SPMD set-up (XLA620).
+    and the ``mp.spawn`` of its worker unflagged: the sharding rules make the one the SPMD set-up
+    (XLA620), and XLA601 the other one call of the worker.
 
     PyTorch/XLA only: it guards torch_xla's SPMD form, and ``--runtime torch-tpu`` refuses
     ``--target spmd``.
@@ -235,9 +236,11 @@ class SpmdWithMultiprocessing(Rule):
         self.shards = shards_its_model(self, node)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
+        if self.shards:
+            return (
+                updated  # the sharding rules make its process group the SPMD set-up (XLA620), XLA601 its spawn one call
+            )
         name = self.qualname(original.func)
-        if name == INIT_PROCESS_GROUP and self.shards:
-            return updated  # the sharding rules make it the SPMD set-up (XLA620)
         if name in LAUNCHERS:
             self.flag(
                 original,
