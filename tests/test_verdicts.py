@@ -299,3 +299,18 @@ def test_the_recompiling_finding_names_the_librarys_line_and_the_users_call():
     finding = next(f for f in result.diagnosis if f.kind == "recompiling")
     assert "at torchvision/models/detection/rpn.py:378 (torchvision 0.24.0; 3 of the later graphs)" in finding.message
     assert "called from /w/train.py:88" in finding.message and (finding.file, finding.line) == ("/w/train.py", 88)
+
+
+def test_runs_seeded_in_different_processes_are_told_apart():
+    """PyTorch's FSDP tutorial seeds its parent and trains in mp.spawn's worker; its SPMD form calls
+    the worker in the parent (XLA601): the migrated run's training process is seeded, the
+    reference's is not, and the diagnosis says so rather than that the script never seeds."""
+    from migrate_xla.verify.diagnosis import diagnose
+
+    result = compare(reference([2.0, 1.9]), xla_run(losses=[2.1, 1.7], seeded_by_script=["torch"]))
+    result.reference.seeded_by_script, result.seed = [], 0
+    kinds = {f.kind: f.message for f in diagnose(result)}
+    assert "unseeded" not in kinds and "the migrated run's seeds torch in the process that trains" in kinds["seeding"]
+    result.migrated.seeded_by_script = []
+    kinds = {f.kind for f in diagnose(result)}
+    assert "seeding" not in kinds and "unseeded" in kinds

@@ -288,3 +288,15 @@ def test_verify_runs_a_hydra_template_that_finds_its_root_by_the_marker(tmp_path
     result = run_verify("src/train.py", "--steps", "4")
     assert result.exit_code == 0, result.output
     assert "verdict: match" in result.stdout
+
+
+def test_what_lies_beside_the_project_is_read_from_the_copy_as_from_the_original(tmp_path):
+    """PyTorch's MNIST examples (and its FSDP tutorial) read ``../data`` from the script's folder:
+    verify's copy, in a folder of its own, finds the user's data beside it."""
+    script = write(tmp_path / "tutorial" / "train.py", 'print("data", open("../data/x.txt").read().strip())\n')
+    write(tmp_path / "data" / "x.txt", "42\n")
+    copy = migrate_project(
+        script, None, tmp_path / "out" / "tutorial", Settings().migration(), cwd=script.parent, beside=True
+    )
+    assert run_copy(copy) == "data 42\n"
+    assert (tmp_path / "out" / "data").is_symlink() and not (tmp_path / "out" / "tutorial").is_symlink()

@@ -119,6 +119,7 @@ def diagnose(result) -> list[Finding]:
     if _built_its_model(ref) and _built_its_model(mig):
         findings += _parameters(ref.parameters, mig.parameters, "tpu" if getattr(mig, "emulates_tpu", False) else "XLA")
     findings += _precision(ref.precision, mig.precision)
+    findings += _seeding(ref.seeded_by_script, mig.seeded_by_script)
     findings += _first_tensor(result)
     findings += _first_op(result)
     # PyTorch/XLA's own: a TorchTPU run is eager, with no graphs to cut or compile
@@ -135,7 +136,7 @@ def diagnose(result) -> list[Finding]:
             )
         )
     findings += _compiled(ref, mig)
-    if ref.seeded_by_script == [] and result.seed is not None:
+    if ref.seeded_by_script == [] and not mig.seeded_by_script and result.seed is not None:
         findings.append(
             Finding(
                 "unseeded",
@@ -144,6 +145,21 @@ def diagnose(result) -> list[Finding]:
             )
         )
     return findings
+
+
+def _seeding(ref: list[str] | None, mig: list[str] | None) -> list[Finding]:
+    """The runs' training processes seeded other generators: a script that seeds its parent and
+    trains in mp.spawn's worker, whose SPMD form trains in the parent (XLA601's one call)."""
+    if ref is None or mig is None or set(ref) == set(mig):
+        return []
+    only = {"the migrated": sorted(set(mig) - set(ref)), "the reference": sorted(set(ref) - set(mig))}
+    seeded = "; ".join(f"{run} run's seeds {', '.join(what)}" for run, what in only.items() if what)
+    message = (
+        f"the processes that trained were seeded differently ({seeded} in the process that trains, the "
+        "other's not): they start from other random states, so the initial weights and dropout differ; "
+        "a worker the script starts itself starts from its own: seed where the training runs"
+    )
+    return [Finding("seeding", message, rule="XLA601")]
 
 
 # A parametrized weight's parts, as the hook-based weight_norm named them (XLA113 makes one the other)

@@ -199,7 +199,10 @@ def _migrated_script(
     project migrated under WORK, or the user's own migrated script (its lines are the ones to show)."""
     if migrated is None:
         try:
-            copy = project_copy.migrate_project(script, project, work / "migrated", settings.migration())
+            root = project.resolve() if project is not None else project_copy.project_root(script)
+            copy = project_copy.migrate_project(
+                script, project, work / "migrated" / root.name, settings.migration(), beside=True
+            )
         except project_copy.CopyError as exc:
             raise VerifyError(str(exc)) from None
         return copy.script, copy.root, copy.originals

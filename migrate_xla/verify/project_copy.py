@@ -13,6 +13,8 @@
   few folders, not a walk of its tree. What the run writes through a link lands in the
   user's tree, as the original's own writes do; what it creates in a made folder stays in
   the copy.
+- What lies beside the project's root is linked beside the copy (verify's copy sits in a folder
+  of its own), so that ``../data`` from the project reads the user's ``../data``.
 - ``working_directory``: where a migrated run starts: the copy's folder that corresponds to
   the caller's working directory when that lies in the project, else the caller's.
 """
@@ -74,13 +76,20 @@ def working_directory(script: Path) -> str:
 
 
 def migrate_project(
-    script: Path, project: Path | None, out: Path, migration: dict[str, Any], cwd: Path | None = None
+    script: Path,
+    project: Path | None,
+    out: Path,
+    migration: dict[str, Any],
+    cwd: Path | None = None,
+    beside: bool = False,
 ) -> Copy:
     """Copy the project of ``script`` into ``out`` (which must not exist), migrated.
 
     ``project``: its root (``--project``), else ``project_root``. ``migration``: the migration
     settings given (verify's Settings.migration()), in place of the configuration's. ``cwd``:
-    the caller's working directory (default: this process's).
+    the caller's working directory (default: this process's). ``beside``: ``out``'s folder is
+    the copy's own, and every entry beside the project's root is linked into it, so that a run
+    that reads what lies next to the project (PyTorch's MNIST examples' ``../data``) finds it.
     """
     script = script.resolve()
     root = project.resolve() if project is not None else project_root(script)
@@ -142,6 +151,8 @@ def migrate_project(
             made.add(folder)
             folder = folder.parent
     linked = _link_the_rest(root, out, made, {t.relative_to(out) for t in originals})
+    if beside:
+        linked += _link_beside(root, out)
     migrated = out / script.relative_to(root)
     _WORKING_DIRECTORIES[migrated] = start
     return Copy(migrated, out, start, originals, linked)
@@ -166,6 +177,21 @@ def _link_the_rest(root: Path, out: Path, made: set[Path], written: set[Path]) -
             (out / relative).symlink_to(path, target_is_directory=is_dir)
             linked += 1
     return linked
+
+
+def _link_beside(root: Path, out: Path) -> int:
+    """Link each entry of the folder that holds the project's root (the root itself aside) into the
+    folder that holds the copy. Returns the number of links."""
+    if root.parent == root:
+        return 0
+    try:
+        with os.scandir(root.parent) as entries:
+            names = [(entry.name, entry.path, entry.is_dir()) for entry in entries if entry.name != root.name]
+    except OSError:
+        return 0  # what the original cannot list, its run cannot read either
+    for name, path, is_dir in names:
+        (out.parent / name).symlink_to(path, target_is_directory=is_dir)
+    return len(names)
 
 
 def imported_files(script: Path, bases: list[Path], root: Path) -> list[Path]:
