@@ -48,6 +48,9 @@ def test_sharded_example_keeps_the_unsharded_losses_on_virtual_devices(script, d
     assert 0 < held["per_device"] < held["total"]
     assert sum(c["count"] for c in sharding["step_graph"]["collectives"].values()) > 0
     assert "sharding (SPMD over" in result.output and "a device holds: parameters" in result.output
+    # the TPU report per chip: the step's dots and convolutions as XLA partitioned them, a part of the whole
+    per_chip, whole = report["tpu_report"]["step"]["per_chip"]["flops"], report["tpu_report"]["step"]["flops"]
+    assert 0 < per_chip < whole and "a chip's part of the step as XLA partitioned it" in result.output
 
 
 SABOTAGES = {
@@ -182,6 +185,20 @@ def test_fsdp_scripts_keep_their_form_under_multiprocess():
     assert "torch_xla.launch(fsdp_main, args=(args,))" in migrated and "dist.all_reduce(" in migrated
 
 
+def test_collectives_of_the_default_group_go_and_the_others_are_flagged():
+    """XLA627: in the one SPMD process an all_reduce of the default group is the tensor itself; one on
+    a group of its own, or one whose work the script keeps, has no process group to run on."""
+    source = FSDP_SPAWNED.read_text().replace(
+        "    dist.all_reduce(ddp_loss, op=dist.ReduceOp.SUM)\n",
+        "    dist.all_reduce(ddp_loss, op=dist.ReduceOp.SUM)\n    work = dist.all_reduce(ddp_loss, async_op=True)\n",
+    )
+    migrated, findings = migrate_code(source, options_for(target="spmd"))
+    assert "dist.all_reduce(ddp_loss, op=dist.ReduceOp.SUM)" not in migrated
+    assert "work = dist.all_reduce(ddp_loss, async_op=True)" in migrated
+    flagged = [d for d in findings if d.code == "XLA627" and not d.fixed]
+    assert len(flagged) == 1 and "has no process groups to run it on" in flagged[0].message
+
+
 def test_a_spawned_worker_called_once_says_where_its_random_state_comes_from():
     """Called in the parent, the worker starts from the parent's seed, where each spawned process
     started from its own (PyTorch's FSDP tutorial seeds only its parent: verify's losses differ from
@@ -231,6 +248,12 @@ def test_the_sharding_report_counts_a_device_share_and_the_collectives_bytes(tmp
         "  %all-gather = f32[64,32]{1,0} all-gather(%copy.654), channel_id=4, dimensions={0}\n"
         "  %all-reduce.1 = (f64[8]{0}, s64[]) all-reduce(%p, %q), channel_id=5, to_apply=%sum\n"
         "  ROOT %cp = bf16[4,4]{1,0} collective-permute(%r), source_target_pairs={{0,1}}\n"
+        # one device's matrix work: operands named, their shapes where they are defined
+        "  %x = f32[4,400]{1,0} parameter(0)\n  %w.1 = f32[400,64]{1,0} parameter(1)\n"
+        "  %dot = f32[4,64]{1,0} dot(%x, %w.1), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+        "  %img = f32[4,14,14,1]{3,2,1,0} parameter(2)\n  %k = f32[3,3,1,8]{3,2,1,0} parameter(3)\n"
+        "  %convolution.6 = f32[4,12,12,8]{3,2,1,0} convolution(%img, %k), window={size=3x3}, "
+        "dim_labels=b01f_01io->b01f\n"
     )
     capture = {
         "devices": 4,
@@ -257,6 +280,8 @@ def test_the_sharding_report_counts_a_device_share_and_the_collectives_bytes(tmp
     assert counts["all-reduce"] == {"count": 1, "bytes": 8 * 4 + 8}
     assert counts["collective-permute"] == {"count": 1, "bytes": 32}
     assert report["step_graph"]["graphs_compiled"] == 2
+    # the dot: 2 x (4 x 64) x 400; the convolution: 2 x (4 x 12 x 12 x 8) x (3 x 3 x 1)
+    assert report["step_graph"]["flops_per_device"] == 2 * 4 * 64 * 400 + 2 * 4608 * 9
     text = "\n".join(sharding_report.render(report))
     assert "w [64, 32]: (('dp', 'tp'), None), 2.05 kB a device of 8.19 kB" in text
     assert "b [64]: replicated, 256 B a device of 256 B" in text

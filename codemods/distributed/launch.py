@@ -238,7 +238,7 @@ class MpSpawnToLaunch(Rule):
     def _called_once(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         """``mp.spawn(fn, args=(...), ...)`` -> ``fn(0, ...)``, the world size it passes (its process count,
         or a count made for it) given as 1."""
-        given, nprocs = call_arg(original, 1, "args"), call_arg(original, 2, "nprocs")
+        fn, given, nprocs = call_arg(original, 0, "fn"), call_arg(original, 1, "args"), call_arg(original, 2, "nprocs")
         elements = given.value.elements if given is not None else ()
         now = updated.args[original.args.index(given)].value.elements if given is not None else ()
         counted = self.plan.args_dropped.get(id(original))
@@ -247,13 +247,10 @@ class MpSpawnToLaunch(Rule):
             at == counted or (nprocs is not None and e.value.deep_equals(nprocs.value)) for at, e in enumerate(elements)
         ]
         values = ["1" if size else code_of(e.value) for size, e in zip(sizes, now)]
-        fn = updated.args[original.args.index(call_arg(original, 0, "fn"))].value
-        for arg in original.args:  # what goes: the process count, join, the sizes passed
-            if arg is not given and arg.value is not call_arg(original, 0, "fn").value:
-                self.ctx.forget_fixes_inside(arg)
-        for size, element in zip(sizes, elements):
-            if size:
-                self.ctx.forget_fixes_inside(element)
+        gone = [arg for arg in original.args if arg is not fn and arg is not given]  # nprocs, join, daemon
+        for node in [*gone, *(e for size, e in zip(sizes, elements) if size)]:
+            self.ctx.forget_fixes_inside(node)
+        fn = updated.args[original.args.index(fn)].value
         call = f"{code_of(fn)}({', '.join(['0', *values])})"
         worker = self.functions.get(code_of(fn))
         if self.parent_seeds and worker is not None and not any(map(self._seeds, code_nodes(worker))):

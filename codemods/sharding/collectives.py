@@ -29,8 +29,8 @@ class SpmdCollectives(StatementRule):
     calls, a statement of its own on the default group, is removed: over one process a reduction
     is the tensor itself, a broadcast's source is the process, a barrier waits for no other. Left
     as written it would raise, the process group it asks for being gone. A call on a group of
-    its own (``group=``) or not waited for (``async_op=True``, whose work the script keeps) stays
-    flagged (XLA608's finding of the file's other sharding).
+    its own (``group=``), not waited for (``async_op=True``, whose work the script keeps) or not a
+    statement of its own is flagged: the one program has no process groups to run it on.
     """
 
     CODE = "XLA627"
@@ -46,6 +46,20 @@ class SpmdCollectives(StatementRule):
         "import torch.distributed as dist\nfrom torch.distributed.fsdp import FullyShardedDataParallel as FSDP\n\n"
         'dist.init_process_group("nccl")\nmodel = FSDP(model)\n'
     )
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call):
+        name = self.qualname(original.func) if self.shards else None
+        line = self.ctx.statements[-1] if self.ctx.statements else None
+        if name in IDENTITIES and not (
+            isinstance(line, cst.SimpleStatementLine) and self.plan(line) and line.body[0].value is original
+        ):
+            self.flag(
+                original,
+                f"`{snippet(original)}` in the one SPMD process: it has no process groups to run it on (on the "
+                f"default group, as a statement of its own, {IDENTITIES[name]}, and it goes); compute on the "
+                f"whole tensors instead ({SPMD_GUIDE})",
+            )
+        return updated
 
     def plan(self, statement: cst.SimpleStatementLine) -> str | None:
         if len(statement.body) != 1 or not isinstance(statement.body[0], cst.Expr):

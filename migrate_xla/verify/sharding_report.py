@@ -30,6 +30,14 @@ INSTRUCTION = re.compile(
     r"^\s*(?:ROOT )?%\S+ = (?P<type>\([^=]*?\)|\S+) (?P<op>" + "|".join(COLLECTIVES) + r")(?:-start)?\(", re.M
 )
 SHAPE = re.compile(r"\b(pred|[suf]\d+|bf16|c64|c128)\[([\d,]*)\]")
+# Any instruction: its name, result type, operation, operands and attributes (dots' and
+# convolutions' operands are named, their shapes given where those are defined)
+DEFINITION = re.compile(
+    r"^\s*(?:ROOT )?(?P<name>%[\w.\-]+) = (?P<type>\([^=]*?\)|[\w\[\],]+(?:\{[^}]*\})?) (?P<op>[\w\-]+)"
+    r"\((?P<args>[^)\n]*)\)(?P<attrs>[^\n]*)",
+    re.M,
+)
+DIMS = re.compile(r"\[([\d,]*)\]")
 BYTES = {"pred": 1, "bf16": 2, "c64": 8, "c128": 16}
 SHOWN = 8  # the parameters the text names, the largest first; the JSON has them all
 
@@ -104,11 +112,48 @@ def _collectives(dump: Path, float64: bool) -> dict | None:
     if not graphs:
         return None
     counts = {op: {"count": 0, "bytes": 0} for op in COLLECTIVES}
-    for match in INSTRUCTION.finditer(graphs[-1].read_text(errors="replace")):
+    text = graphs[-1].read_text(errors="replace")
+    for match in INSTRUCTION.finditer(text):
         entry = counts[match.group("op")]
         entry["count"] += 1
         entry["bytes"] += sum(_bytes(kind, dims, float64) for kind, dims in SHAPE.findall(match.group("type")))
-    return {"graphs_compiled": len(graphs), "file": graphs[-1].name, "collectives": counts}
+    return {
+        "graphs_compiled": len(graphs),
+        "file": graphs[-1].name,
+        "collectives": counts,
+        "flops_per_device": matrix_flops(text),
+    }
+
+
+def matrix_flops(text: str) -> int:
+    """The FLOPs of the dots and convolutions of one device's program (an HLO module's text, as
+    XLA partitioned it): a dot's are twice its result's elements times its contracted size, a
+    convolution's twice its result's elements times a window of the kernel's input features."""
+    found = list(DEFINITION.finditer(text))
+    shapes = {m.group("name"): _dims(m.group("type")) for m in found}
+    flops = 0
+    for m in found:
+        op = m.group("op")
+        if op not in ("dot", "convolution"):
+            continue
+        operands = [a.split()[-1] for a in m.group("args").split(",") if a.strip()]
+        if op == "dot":
+            contracted = re.search(r"lhs_contracting_dims=\{([\d,]*)\}", m.group("attrs"))
+            lhs = shapes.get(operands[0], [])
+            size = math.prod(lhs[int(d)] for d in contracted.group(1).split(",") if d) if contracted and lhs else 1
+        else:
+            labels = re.search(r"dim_labels=\w+_(\w+)->", m.group("attrs"))
+            kernel = shapes.get(operands[1], []) if len(operands) > 1 else []
+            if not labels or len(kernel) != len(labels.group(1)):
+                continue
+            size = math.prod(kernel) // max(kernel[labels.group(1).index("o")], 1)
+        flops += 2 * math.prod(shapes[m.group("name")]) * size
+    return flops
+
+
+def _dims(kind: str) -> list[int]:
+    match = DIMS.search(kind)
+    return [int(d) for d in match.group(1).split(",") if d] if match else []
 
 
 def _bytes(kind: str, dims: str, float64: bool) -> int:
@@ -140,6 +185,11 @@ def render(report: dict | None) -> list[str]:
         lines.append(
             f"  the step's graph (the largest of {graph['graphs_compiled']} compiled): "
             + (", ".join(moved) if moved else "no collectives")
+            + (
+                f"; a device's matrix work {graph['flops_per_device'] / 1e9:.3g} GFLOP"
+                if graph.get("flops_per_device")
+                else ""
+            )
         )
     for p in report["parameters"][:SHOWN]:
         lines.append(

@@ -16,7 +16,8 @@ def size_text(count: float) -> str:
     return f"{int(count)} B"
 
 
-def _time(seconds: float) -> str:
+def time_text(seconds: float) -> str:
+    """A time as the reports write it: 217 µs."""
     for unit, scale in (("s", 1), ("ms", 1e-3), ("µs", 1e-6)):
         if seconds >= scale:
             return f"{seconds / scale:.3g} {unit}"
@@ -38,8 +39,8 @@ def render(report: dict | None) -> list[str]:
         f"TPU report ({tpu.describe()}; the migrated run's graphs, {at}; docs/tpu_performance.md):",
         f"  a step: {step['graphs']} graph(s), {step['flops'] / 1e9:.3g} GFLOP in matrix units "
         f"({step['flops_float32'] / max(step['flops'], 1):.0%} float32), {size_text(step['bytes'])} read and written",
-        f"  at least {_time(step['lower_bound_s'])} a step on {tpu.name} ({step['bound']}-bound: MXU "
-        f"{_time(step['compute_s'])} with padding, HBM {_time(step['memory_s'])}): MXU utilization at most "
+        f"  at least {time_text(step['lower_bound_s'])} a step on {tpu.name} ({step['bound']}-bound: MXU "
+        f"{time_text(step['compute_s'])} with padding, HBM {time_text(step['memory_s'])}): MXU utilization at most "
         f"{step['mxu_utilization']:.1%}",
         f"  memory: parameters {size_text(memory['parameters'])}, optimizer state {size_text(memory['optimizer_state'])}"
         + (f", the step's graph {size_text(memory['step_graph'])}" if memory["step_graph"] else "")

@@ -47,6 +47,7 @@ from migrate_xla.verify.tpu_findings import (
     tile_findings,
     transfer_findings,
 )
+from migrate_xla.verify.tpu_render import time_text
 
 FLOAT_NAMES = {"f64": "float64", "f32": "float32", "bf16": "bfloat16", "f16": "float16"}
 
@@ -121,11 +122,7 @@ def build(collected: dict | None, run, tpu: Tpu, float64: bool, why_not: str | N
             + " and float32 elsewhere; memory figures are halved"
         )
     if collected.get("spmd_devices"):
-        devices = collected["spmd_devices"]
-        notes.append(
-            f"the run is SPMD over {devices} devices: its graphs are the whole program before XLA partitions "
-            f"it, so with the batch sharded each chip computes about 1/{devices} of these FLOPs and rows"
-        )
+        notes.append(_per_chip(step, collected["spmd_devices"], (getattr(run, "sharding", None) or {}), tpu))
     if step["graphs"] > len(graphs):
         notes.append(f"{step['graphs']} graphs ran in the step, {len(graphs)} of them captured")
     # what the report cost: the capture in the run (lowerings, the window's bookkeeping), reading
@@ -140,3 +137,21 @@ def build(collected: dict | None, run, tpu: Tpu, float64: bool, why_not: str | N
             f"{unplaced / max(flops, 1):.0%} of the FLOPs are backward operations of no forward line's dimensions"
         )
     return report
+
+
+def _per_chip(step: dict, devices: int, sharding: dict, tpu: Tpu) -> str:
+    """What one chip of an SPMD run computes: the dots and convolutions of the step's graph as XLA
+    partitioned it (the sharding report reads it); the report's other figures are the whole program's."""
+    flops = (sharding.get("step_graph") or {}).get("flops_per_device")
+    if not flops:
+        return (
+            f"the run is SPMD over {devices} devices: its graphs are the whole program before XLA partitions "
+            f"it, so with the batch sharded each chip computes about 1/{devices} of these FLOPs and rows"
+        )
+    step["per_chip"] = {"flops": flops, "compute_s": flops / tpu.peak_bf16_flops}
+    share = f", {flops / step['flops']:.0%} of the whole program's" if step["flops"] else ""
+    return (
+        f"the run is SPMD over {devices} devices: the figures above are the whole program's, before XLA "
+        f"partitions it; a chip's part of the step as XLA partitioned it is {flops / 1e9:.3g} GFLOP in matrix "
+        f"units{share}, at least {time_text(flops / tpu.peak_bf16_flops)} on {tpu.name} without padding"
+    )
