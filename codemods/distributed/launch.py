@@ -177,12 +177,13 @@ class MpSpawnToLaunch(Rule):
                     "in the parent before it, so that every worker sees the same TPU launch environment",
                 )
             return updated
-        if self.spmd and id(original) in self.plan.parent_calls and self._seeds(original):
-            self.parent_seeds = True
-        if id(original) in self.plan.parent_calls and not self.spmd:
-            parent = self._in_parent(original, updated)
-            if parent is not None:
-                return parent
+        if id(original) in self.plan.parent_calls:
+            if self.spmd:  # no launch to start the runtime before: only whether the parent seeds matters
+                self.parent_seeds = self.parent_seeds or self._seeds(original)
+            else:
+                parent = self._in_parent(original, updated)
+                if parent is not None:
+                    return parent
         if id(original) in self.plan.kept_counts:
             self.ctx.forget_fixes_inside(original)
             counted = self.replace(

@@ -71,7 +71,7 @@ class SpmdCollectives(StatementRule):
         if name not in IDENTITIES or any(
             a.keyword is not None and a.keyword.value not in KEPT_KEYWORDS for a in call.args
         ):
-            return None  # a group of its own, async_op: left as it is
+            return None  # a group of its own, async_op: flagged (leave_Call)
         return name
 
     def convert(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine, name: str):

@@ -26,17 +26,13 @@ COLLECTIVES = ("all-gather", "reduce-scatter", "all-reduce", "all-to-all", "coll
 DUMP_FLAGS = "--xla_dump_to={folder} --xla_dump_hlo_as_text --xla_dump_hlo_module_re=SyncTensorsGraph"
 GRAPH_FILES = "*SyncTensorsGraph*after_optimizations.txt"
 TILES = re.compile(r"devices=\[([\d,]+)\]")
-INSTRUCTION = re.compile(
-    r"^\s*(?:ROOT )?%\S+ = (?P<type>\([^=]*?\)|\S+) (?P<op>" + "|".join(COLLECTIVES) + r")(?:-start)?\(", re.M
-)
+# An instruction's head: its name and result type (a tuple's in parentheses)
+HEAD = r"^\s*(?:ROOT )?(?P<name>%\S+) = (?P<type>\([^=]*?\)|\S+) "
+INSTRUCTION = re.compile(HEAD + r"(?P<op>" + "|".join(COLLECTIVES) + r")(?:-start)?\(", re.M)
 SHAPE = re.compile(r"\b(pred|[suf]\d+|bf16|c64|c128)\[([\d,]*)\]")
-# Any instruction: its name, result type, operation, operands and attributes (dots' and
-# convolutions' operands are named, their shapes given where those are defined)
-DEFINITION = re.compile(
-    r"^\s*(?:ROOT )?(?P<name>%[\w.\-]+) = (?P<type>\([^=]*?\)|[\w\[\],]+(?:\{[^}]*\})?) (?P<op>[\w\-]+)"
-    r"\((?P<args>[^)\n]*)\)(?P<attrs>[^\n]*)",
-    re.M,
-)
+# Any instruction, with its operands and attributes (dots' and convolutions' operands are named,
+# their shapes given where those are defined)
+DEFINITION = re.compile(HEAD + r"(?P<op>[\w\-]+)\((?P<args>[^)\n]*)\)(?P<attrs>[^\n]*)", re.M)
 DIMS = re.compile(r"\[([\d,]*)\]")
 BYTES = {"pred": 1, "bf16": 2, "c64": 8, "c128": 16}
 SHOWN = 8  # the parameters the text names, the largest first; the JSON has them all
