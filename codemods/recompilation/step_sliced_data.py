@@ -46,7 +46,6 @@ class StepSlicedData(CompiledOnly, Rule):
     SEVERITY = "warning"
     TRIGGERS = (SLICED, NAMED_BOUNDS)
     REQUIRES = (ON_ACCELERATOR, words("backward", "step"))  # flagged in a loop that trains
-    WHOLE_MODULE = True  # the move to the device may be anywhere in the file
     BEFORE = (
         "x = torch.from_numpy(data).cuda()\n"
         "for step in range(steps):\n"
@@ -69,7 +68,8 @@ class StepSlicedData(CompiledOnly, Rule):
 
     @property
     def on_device(self) -> set[str]:
-        if self._on_device is None:  # a walk of the whole file, for a slice in a loop that trains
+        if self._on_device is None:  # a walk of the whole file, read for a slice in a loop that trains
+            self.ctx.need_whole_module()  # the move to the device may be anywhere in the file
             self._on_device = device_tensor_names(self.module)
         return self._on_device
 

@@ -43,7 +43,10 @@ class ShardedBatch(ShardingRule):
     NAME = "sharded-batch"
     SUMMARY = "in a sharded script, the batch its training loop moves to the device is sharded on dim 0 over the mesh"
     FIX = "safe"
-    REQUIRES = (r"\.to\(|\.cuda\(",)
+    REQUIRES = (
+        *ShardingRule.REQUIRES,
+        r"\.to\(|\.cuda\(",
+    )
     BEFORE = (
         "from torch.distributed import init_process_group\nfrom torch.distributed.fsdp import fully_shard\n\n"
         'init_process_group("nccl")\n'

@@ -37,7 +37,10 @@ class SpmdCollectives(StatementRule):
     NAME = "spmd-collectives"
     SUMMARY = "in a script that shards its model, all_reduce, reduce, broadcast and barrier of the default group go"
     FIX = "safe"
-    REQUIRES = (names_trigger(*IDENTITIES),)
+    REQUIRES = (
+        *StatementRule.REQUIRES,
+        names_trigger(*IDENTITIES),
+    )
     BEFORE = (
         "import torch.distributed as dist\nfrom torch.distributed.fsdp import FullyShardedDataParallel as FSDP\n\n"
         'dist.init_process_group("nccl")\nmodel = FSDP(model)\ndist.all_reduce(loss_sum)\n'

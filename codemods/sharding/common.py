@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.shared.sharded_models import INIT_DEVICE_MESH, SPMD_TARGETS, may_shard, shards_its_model
+from codemods.shared.sharded_models import INIT_DEVICE_MESH, MAY_SHARD, SPMD_TARGETS, shards_its_model
 from migrate_xla.rule.api import Import, Rule, call_arg, code_nodes, code_of, string_value, subtree, words
 
 SPMD_GUIDE = "https://docs.pytorch.org/xla/master/perf/spmd_basic.html"
@@ -42,12 +42,8 @@ class ShardingRule(Rule):
     TARGETS = SPMD_TARGETS
     RUNTIMES = ("torch-xla",)
     TRIGGERS = (TRIGGER,)
-
-    @classmethod
-    def whole_module(cls, text: str, settings) -> bool:
-        """What a statement becomes depends on the file's other statements; in a file that cannot
-        shard its model (``may_shard``) the family does nothing, and a slice will do."""
-        return may_shard(text)
+    REQUIRES = MAY_SHARD  # elsewhere the family does nothing (``shards_its_model``)
+    WHOLE_MODULE = True  # what a statement becomes depends on the file's other statements
 
     def visit_Module(self, node: cst.Module) -> None:
         self.shards = shards_its_model(self, node)

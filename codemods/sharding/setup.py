@@ -38,7 +38,10 @@ class SpmdProcessGroup(StatementRule):
         "in a script that shards its model (FSDP, FSDP2), init_process_group becomes xr.use_spmd() and an 'fsdp' mesh"
     )
     FIX = "safe"
-    REQUIRES = (names_trigger(INIT_PROCESS_GROUP, DESTROY_PROCESS_GROUP),)
+    REQUIRES = (
+        *StatementRule.REQUIRES,
+        names_trigger(INIT_PROCESS_GROUP, DESTROY_PROCESS_GROUP),
+    )
     BEFORE = (
         "import torch.distributed as dist\nfrom torch.distributed.fsdp import fully_shard\n\n"
         'dist.init_process_group("nccl")\nfully_shard(model)\ndist.destroy_process_group()\n'

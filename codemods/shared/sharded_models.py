@@ -103,21 +103,16 @@ def shards_its_model(rule: Rule, module: cst.Module) -> bool:
     return ctx.shared["shards its model"]
 
 
+# What the text of a file that shards its model spells (``may_shard``): an import of a sharding
+# module names ``fsdp``, ``device_mesh`` or (tensor parallelism) the word ``parallel``; it joins a
+# group or builds a mesh. The sharding family's REQUIRES: a file without them wakes none of its rules.
+MAY_SHARD = (r"fsdp|device_mesh|\bparallel\b", r"init_process_group|init_device_mesh")
+
+
 def may_shard(source: str) -> bool:
     """What the text tells of ``shards_its_model``: False where it imports no sharding, or neither
     joins a group nor builds a mesh."""
-    return _imports_sharding(source) and _sets_up(source)
-
-
-def _sets_up(source: str) -> bool:
-    """Whether the text names ``init_process_group`` or ``init_device_mesh``."""
-    return any(f.rsplit(".", 1)[-1] in source for f in (INIT_PROCESS_GROUP, *INIT_DEVICE_MESH))
-
-
-def _imports_sharding(source: str) -> bool:
-    """Whether the text can import from SHARDING_MODULES or INIT_DEVICE_MESH: an import of one names
-    ``fsdp``, ``device_mesh`` or (tensor parallelism) the word ``parallel``."""
-    return "fsdp" in source or "device_mesh" in source or re.search(r"\bparallel\b", source) is not None
+    return all(re.search(pattern, source) for pattern in MAY_SHARD)
 
 
 def _imported(statement: cst.Import | cst.ImportFrom) -> list[str]:
