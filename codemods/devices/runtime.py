@@ -33,7 +33,8 @@ RUNTIME_CALLS: dict[str, tuple[str | None, tuple[Import, ...]]] = {
     "torch.accelerator.device_count": ("torch_xla.device_count()", (TORCH_XLA,)),
     "torch.cuda.current_device": ("xr.local_ordinal()", (XR,)),
     "torch.accelerator.current_device_index": ("xr.local_ordinal()", (XR,)),
-    "torch.accelerator.current_accelerator": (XLA_DEVICE, (TORCH_XLA,)),
+    # the accelerator's type, without an index (``f"{accelerator}:{rank}"`` names a device)
+    "torch.accelerator.current_accelerator": ('torch.device("xla")', (TORCH, TORCH_XLA)),
     "torch.cuda.synchronize": ("torch_xla.sync(wait=True)", (TORCH_XLA,)),
     "torch.accelerator.synchronize": ("torch_xla.sync(wait=True)", (TORCH_XLA,)),
     "torch.cuda.get_device_name": (f"xm.xla_device_hw({XLA_DEVICE})", (TORCH_XLA, XM)),

@@ -22,6 +22,7 @@ from migrate_xla.rule.api import (
 XLA_BACKEND = Import("torch_xla.distributed.xla_backend")  # registers the "xla" backend and "xla://"
 
 INIT_PROCESS_GROUP = "torch.distributed.init_process_group"
+DEFAULT_BACKEND = "torch.distributed.get_default_backend_for_device"  # "nccl" for a CUDA device
 CPU_BACKENDS = frozenset({"gloo", "mpi"})
 DERIVED = frozenset({"rank", "world_size", "init_method", "device_id"})  # what the xla:// rendezvous supplies
 
@@ -65,7 +66,9 @@ class XlaProcessGroup(Rule):
     variable or flag becomes ``"xla"`` too: a TPU has no other device backend. ``gloo``
     or ``mpi`` groups are CPU groups and stay. NCCL names stored for later
     (``backend = "nccl"``, an argparse ``--dist-backend`` default, a parameter default)
-    become ``"xla"`` so the script reports what it runs.
+    become ``"xla"`` so the script reports what it runs, and so does the backend torch picks for the
+    script's device (``get_default_backend_for_device(device)``, PyTorch's examples): torch knows none
+    for an XLA device ("Default backend not registered for device : xla:0").
 
     Both runtimes. TorchTPU registers its collectives as an ordinary process-group backend,
     ``"tpu"`` (also ``"tpu_dist"``), for the device type ``tpu``: there the NCCL backend (a
@@ -81,12 +84,20 @@ class XlaProcessGroup(Rule):
     NAME = "xla-process-group"
     SUMMARY = "init_process_group('nccl', rank, world_size) becomes init_process_group('xla', init_method='xla://')"
     FIX = SAFE
-    TRIGGERS = (r"init_process_group", r"""['"][^'"\n]*nccl""")
+    TRIGGERS = (r"init_process_group", r"""['"][^'"\n]*nccl""", r"get_default_backend_for_device")
     BEFORE = 'import torch.distributed as dist\n\ndist.init_process_group("nccl", rank=rank, world_size=world_size)\n'
     AFTER = 'import torch.distributed as dist\n\ndist.init_process_group("xla", init_method="xla://")\n'
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
-        if self.qualname(original.func) != INIT_PROCESS_GROUP:
+        name = self.qualname(original.func)
+        if name == DEFAULT_BACKEND and self.ctx.runtime == "torch-xla":
+            return self.replace(
+                original,
+                updated,
+                cst.SimpleString('"xla"'),
+                f'`{code_of(original)}` -> `"xla"`: an XLA device\'s backend (torch registers none for it)',
+            )
+        if name != INIT_PROCESS_GROUP:
             return self._backend_default(original, updated)
         backend = call_arg(original, 0, "backend")
         if self.ctx.runtime != "torch-xla":

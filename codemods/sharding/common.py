@@ -7,7 +7,8 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.shared.sharded_models import INIT_DEVICE_MESH, MAY_SHARD, SPMD_TARGETS, shards_its_model
-from migrate_xla.rule.api import Import, Rule, call_arg, code_nodes, code_of, string_value, subtree, words
+from codemods.shared.spmd_start import at_script_start, starts_here
+from migrate_xla.rule.api import XR, Import, Rule, call_arg, code_nodes, code_of, string_value, subtree, words
 
 SPMD_GUIDE = "https://docs.pytorch.org/xla/master/perf/spmd_basic.html"
 FSDPV2_GUIDE = "https://docs.pytorch.org/xla/master/perf/fsdpv2.html"
@@ -84,6 +85,32 @@ class StatementRule(ShardingRule):
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
         plan = self.plan(original) if self.shards else None
         return updated if plan is None else self.convert(original, updated, plan)
+
+
+class SetupRule(StatementRule):
+    """A rule of this family that writes the SPMD set-up where the script joined its group or built
+    its mesh (XLA620, XLA623): ``xr.use_spmd()`` goes at the start of the script's run instead
+    (codemods/shared/spmd_start.py), where the script has one; in a module whose run starts
+    elsewhere, with the set-up."""
+
+    def visit_Module(self, node: cst.Module) -> None:
+        super().visit_Module(node)
+        self.at_start = self.shards and starts_here(node)  # xr.use_spmd() at the start of the run
+        self.started = False  # a statement converted: leave_Module writes it there
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module):
+        started = at_script_start(original, updated, [cst.parse_statement("xr.use_spmd()")]) if self.started else None
+        if started is None:
+            return updated
+        module, where = started
+        return self.replace(
+            where,
+            updated,
+            module,
+            "`xr.use_spmd()` at the start of the script's run, before anything uses the XLA runtime (a rank or a "
+            f"device read before it and the sharded step dies) ({SPMD_GUIDE})",
+            imports=[XR],
+        )
 
 
 def imports_behind(rule: Rule, node: cst.CSTNode) -> list[Import]:

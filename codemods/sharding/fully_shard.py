@@ -6,7 +6,7 @@ import libcst as cst
 
 from codemods.sharding.common import FULLY_SHARD, SPMD_GUIDE, XS, StatementRule, imports_behind
 from codemods.shared.definitions import with_definitions
-from migrate_xla.rule.api import TORCH, call_arg, code_of
+from migrate_xla.rule.api import TORCH, call_arg, code_nodes, code_of
 
 DROPPED = {
     "mp_policy": "bfloat16 compute is `torch.autocast('xla', dtype=torch.bfloat16)` around the module's forward",
@@ -14,22 +14,50 @@ DROPPED = {
     "offload_policy": "the parameters stay in device memory (no host offload): check that the model fits",
 }
 HELPER = "xla_fully_shard"
+# after ``model.to_empty(device=...)``: the parameters it made, marked as fully_shard asked
+AGAIN = "xla_fully_shard_again"
 HELPER_DEF = f'''
 def {HELPER}(module, mesh, axis):
     """FSDP2's fully_shard in SPMD's form where tensor parallelism laid the parameters out first
-    (xla_parallelize_module, which keeps each layout in ``xla_partition_spec``): each parameter's
-    first dimension split over ``axis`` too, outside the layout it has, as FSDP2 shards a
-    tensor-parallel DTensor. Written by xla-migrate (XLA622)."""
+    (xla_parallelize_module, which keeps each layout in ``xla_partition_spec``) or the module is
+    built on the meta device: each parameter's first dimension split over ``axis`` too, outside
+    the layout it has, as FSDP2 shards a tensor-parallel DTensor. A parameter on the meta device
+    has no memory to mark yet: the module keeps the call (``xla_fully_sharded``) for when
+    ``to_empty`` has given it some. Written by xla-migrate (XLA622)."""
+    module.xla_fully_sharded = (mesh, axis)
     for param in module.parameters():
         spec = getattr(param, "xla_partition_spec", (None,) * param.dim())
-        if not spec or axis in (spec[0] if isinstance(spec[0], tuple) else (spec[0],)):
-            continue  # a scalar, or split over the axis already (by a call on an inner module)
+        if param.is_meta or not spec or axis in (spec[0] if isinstance(spec[0], tuple) else (spec[0],)):
+            continue  # no memory yet, a scalar, or split over the axis already (by a call on an inner module)
         spec = (axis if spec[0] is None else (axis, spec[0]),) + spec[1:]
         xs.clear_sharding(param)
         xs.mark_sharding(param, mesh, spec)
         param.xla_partition_spec = spec
     return module
 '''
+AGAIN_DEF = f'''
+def {AGAIN}(model):
+    """The marks {HELPER} could not make on the meta device, made on the parameters ``to_empty``
+    gave ``model`` (FSDP2's initialisation: built on the meta device, sharded, then given memory).
+    Written by xla-migrate (XLA622)."""
+    for module in model.modules():
+        if hasattr(module, "xla_fully_sharded"):
+            {HELPER}(module, *module.xla_fully_sharded)
+    return model
+'''
+
+
+# what a ``**kwargs`` of FSDP2's options passed to fully_shard (PyTorch's FSDP2 example) becomes
+KWARGS = (
+    "the options it holds are FSDP2's, and none is applied here (a `mesh` is the global mesh's; `mp_policy`, "
+    "set where the dict is filled, is flagged there)"
+)
+
+
+def _to_empty(call: cst.Call) -> cst.BaseExpression | None:
+    """The module of ``module.to_empty(...)``; None for any other call."""
+    func = call.func
+    return func.value if isinstance(func, cst.Attribute) and func.attr.value == "to_empty" else None
 
 
 class FullyShardToMarks(StatementRule):
@@ -80,23 +108,42 @@ class FullyShardToMarks(StatementRule):
         super().visit_Module(node)
         self.first_use: cst.CSTNode | None = None  # the top-level statement of the first helper call
         self.defined = {s.name.value for s in node.body if isinstance(s, cst.FunctionDef)}
+        # FSDP2's initialisation on the meta device: ``model.to_empty(device=...)`` after fully_shard
+        calls = [n for n in code_nodes(node) if isinstance(n, cst.Call)] if self.shards else []
+        self.materializes = any(_to_empty(call) is not None for call in calls) and any(
+            self.qualname(call.func) in FULLY_SHARD for call in calls
+        )
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
         if self.first_use is None or HELPER in self.defined:
             return updated
-        return with_definitions(original, updated, [HELPER_DEF], self.first_use)
+        return with_definitions(original, updated, [HELPER_DEF, AGAIN_DEF][: 1 + self.materializes], self.first_use)
+
+    def _uses_helper(self, original: cst.CSTNode) -> None:
+        if self.fixes(original) and self.first_use is None and self.ctx.statements:
+            self.first_use = self.ctx.statements[0]
 
     def convert(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine, plan):
+        if isinstance(plan, str):  # ``model.to_empty(...)``: then the marks its parameters wait for
+            self._uses_helper(original)
+            again = cst.parse_statement(f"{AGAIN}({plan})")
+            return self.replace(
+                original,
+                updated,
+                cst.FlattenSentinel([updated, again]),
+                f"`to_empty` gives `{plan}` the memory of the parameters built on the meta device: then "
+                f"`{AGAIN}` marks them as `fully_shard` asked ({SPMD_GUIDE})",
+                imports=[XS],
+            )
         target, module, (mesh, axis), dropped, autocast = plan
         axis = axis or f"{mesh}.axis_names[-1]"
         bound = f"{target} = " if target else ""
         lines = []
-        # tensor parallelism lays parameters out before FSDP2 (PyTorch's 2-D examples): the
-        # helper adds the data-parallel axis to their layouts
-        if self.parallelizes:
+        # tensor parallelism lays parameters out before FSDP2 (PyTorch's 2-D examples), or the
+        # module is on the meta device (its parameters are marked after to_empty): the helper
+        if self.parallelizes or self.materializes:
             lines.append(f"{bound}{HELPER}({module}, {mesh}, {axis})")
-            if self.fixes(original) and self.first_use is None and self.ctx.statements:
-                self.first_use = self.ctx.statements[0]
+            self._uses_helper(original)
         else:
             lines.append(
                 f"for param in {module}.parameters():\n"
@@ -109,7 +156,9 @@ class FullyShardToMarks(StatementRule):
         statements = [cst.parse_statement(line) for line in lines]
         statements[0] = statements[0].with_changes(leading_lines=updated.leading_lines)
         replacement = statements[0] if len(statements) == 1 else cst.FlattenSentinel(statements)
-        reasons = "; ".join(f"`{k}` dropped: {DROPPED[k]}" for k in dropped)
+        reasons = "; ".join(
+            f"`{k}` dropped: {DROPPED[k]}" if k in DROPPED else f"`{k}` dropped: {KWARGS}" for k in dropped
+        )
         return self.replace(
             original,
             updated,
@@ -123,7 +172,8 @@ class FullyShardToMarks(StatementRule):
     def plan(self, statement: cst.SimpleStatementLine):
         """(the name it is assigned to or None, the module's code, (the mesh's code, the axis'),
         the keywords dropped, whether to autocast) for a ``fully_shard(...)`` statement that
-        converts whole; None otherwise."""
+        converts whole; the model's code for a ``model.to_empty(...)`` statement whose parameters
+        are marked after it; None otherwise."""
         if len(statement.body) != 1:
             return None
         small, target = statement.body[0], None
@@ -132,12 +182,19 @@ class FullyShardToMarks(StatementRule):
         elif not isinstance(small, cst.Expr):
             return None
         call = small.value
+        if self.materializes and target is None and isinstance(call, cst.Call) and _to_empty(call) is not None:
+            return code_of(_to_empty(call))
         if not isinstance(call, cst.Call) or self.qualname(call.func) not in FULLY_SHARD:
             return None
-        if any(a.star for a in call.args) or len([a for a in call.args if a.keyword is None]) != 1:
+        if len([a for a in call.args if a.keyword is None and not a.star]) != 1 or any(
+            a.star == "*" or (a.star == "**" and not isinstance(a.value, cst.Name)) for a in call.args
+        ):
             return None
         dropped, autocast = [], False
         for arg in call.args:
+            if arg.star:  # ``**fsdp_kwargs``, PyTorch's FSDP2 example
+                dropped.append(f"**{arg.value.value}")
+                continue
             if arg.keyword is None or arg.keyword.value == "mesh":
                 continue
             if arg.keyword.value == "mp_policy" and self._half(arg.value):

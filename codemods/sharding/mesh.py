@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.sharding.common import NP, SPMD_GUIDE, XS, StatementRule, imports_behind, mesh_call
+from codemods.sharding.common import NP, SPMD_GUIDE, XS, SetupRule, imports_behind, mesh_call
 from codemods.shared.sharded_models import INIT_PROCESS_GROUP
 from migrate_xla.rule.api import XR, code_of
 
 DEVICES = "xr.global_runtime_device_count()"
 
 
-class DeviceMeshToXsMesh(StatementRule):
+class DeviceMeshToXsMesh(SetupRule):
     """``mesh = init_device_mesh("cuda", (n,), mesh_dim_names=("dp",))`` becomes an ``xs.Mesh`` over
     every device with the same axis names, set as the global mesh.
 
@@ -20,8 +20,8 @@ class DeviceMeshToXsMesh(StatementRule):
     process drives, read from the runtime: the first axis takes
     ``xr.global_runtime_device_count()`` divided by the other axes as written (``(dp, tp)`` with
     ``tp`` a number or a name, ``TP`` or ``args.tp``, keeps ``tp`` and gives ``dp`` the rest).
-    ``xr.use_spmd()`` comes first unless the script's process group became it (XLA620), and the
-    mesh becomes the global one (``xs.set_global_mesh``), which torch_xla's sharding helpers and
+    ``xr.use_spmd()`` goes at the start of the script's run (XLA620's, where the script joins a
+    group; before the mesh in a module whose run starts elsewhere), and the mesh becomes the global one (``xs.set_global_mesh``), which torch_xla's sharding helpers and
     FSDPv2 read. A mesh whose later axes are not numbers or names, or for another device type
     than CUDA written out (``"cpu"``) is flagged (XLA608 stays); a device type read at run time
     (``torch.accelerator.current_accelerator().type``, PyTorch's examples) is the accelerator's;
@@ -82,9 +82,10 @@ class DeviceMeshToXsMesh(StatementRule):
             f"{target} = xs.Mesh(np.arange({DEVICES}), ({shape}){', ' + names if names else ''})",
             f"xs.set_global_mesh({target})",
         ]
-        group = INIT_PROCESS_GROUP.rsplit(".", 1)[-1] in self.ctx.source
-        if not group:
-            lines.insert(0, "xr.use_spmd()")
+        if INIT_PROCESS_GROUP.rsplit(".", 1)[-1] not in self.ctx.source:  # else XLA620 writes it
+            self.started = self.started or self.at_start
+            if not self.at_start:
+                lines.insert(0, "xr.use_spmd()")
         statements = [cst.parse_statement(code) for code in lines]
         statements[0] = statements[0].with_changes(leading_lines=updated.leading_lines)
         self.ctx.forget_fixes_inside(original)

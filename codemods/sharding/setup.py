@@ -4,12 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.sharding.common import (
-    SPMD_GUIDE,
-    XS,
-    StatementRule,
-    imports_behind,
-)
+from codemods.sharding.common import SPMD_GUIDE, XS, SetupRule, imports_behind
 from codemods.shared.sharded_models import DESTROY_PROCESS_GROUP, INIT_DEVICE_MESH, INIT_PROCESS_GROUP
 from migrate_xla.rule.api import XR, names_trigger
 
@@ -17,13 +12,14 @@ SETUP = "xr.use_spmd()"
 FSDP_MESH = 'xs.set_global_mesh(xs.get_1d_mesh("fsdp"))'
 
 
-class SpmdProcessGroup(StatementRule):
+class SpmdProcessGroup(SetupRule):
     """``init_process_group(...)`` becomes ``xr.use_spmd()`` and a global mesh with an ``fsdp`` axis;
     ``destroy_process_group()`` goes.
 
     SPMD user guide: one process drives every device, so there is no process group to join,
-    and ``xr.use_spmd()`` must run before any tensor is put on the device, which is where a
-    sharded script joins its group. The mesh, ``xs.get_1d_mesh("fsdp")`` over all
+    and ``xr.use_spmd()`` must run before anything uses the XLA runtime: it goes first in the
+    script's ``__main__`` block (after the imports in a flat script; where the group was joined in a
+    module whose run starts elsewhere), codemods/shared/spmd_start.py. The mesh, ``xs.get_1d_mesh("fsdp")`` over all
     ``xr.global_runtime_device_count()`` devices, is the one FSDPv2 shards over (it requires an
     axis named ``fsdp``, FSDP via SPMD); a script that builds its own mesh with
     ``init_device_mesh`` gets that one instead (XLA623), with ``xr.use_spmd()`` from here.
@@ -39,7 +35,7 @@ class SpmdProcessGroup(StatementRule):
     )
     FIX = "safe"
     REQUIRES = (
-        *StatementRule.REQUIRES,
+        *SetupRule.REQUIRES,
         names_trigger(INIT_PROCESS_GROUP, DESTROY_PROCESS_GROUP),
     )
     BEFORE = (
@@ -61,19 +57,28 @@ class SpmdProcessGroup(StatementRule):
                 "SPMD has no process group to destroy: removed",
                 drop_if_unused=imports_behind(self, original),
             )
-        lines = (
-            [SETUP] if any(n.rsplit(".", 1)[-1] in self.ctx.source for n in INIT_DEVICE_MESH) else [SETUP, FSDP_MESH]
-        )
+        own_mesh = any(n.rsplit(".", 1)[-1] in self.ctx.source for n in INIT_DEVICE_MESH)  # XLA623's
+        lines = ([] if self.at_start else [SETUP]) + ([] if own_mesh else [FSDP_MESH])
+        self.started = self.started or self.at_start
+        if not lines:
+            return self.replace(
+                original,
+                updated,
+                cst.RemovalSentinel.REMOVE,
+                f"the process group becomes one SPMD program: `xr.use_spmd()` at the start of the script ({SPMD_GUIDE})",
+                drop_if_unused=imports_behind(self, original),
+            )
         statements = [cst.parse_statement(code) for code in lines]
         statements[0] = statements[0].with_changes(leading_lines=updated.leading_lines)
         return self.replace(
             original,
             updated,
             cst.FlattenSentinel(statements),
-            "the process group becomes one SPMD program: `xr.use_spmd()` before any tensor is on the device"
-            + ("" if len(lines) == 1 else ", and a global mesh with an `fsdp` axis over every device")
+            "the process group becomes one SPMD program: "
+            + ("`xr.use_spmd()` at the start of the script" if self.at_start else "`xr.use_spmd()` here")
+            + ("" if own_mesh else ", and a global mesh with an `fsdp` axis over every device")
             + f" ({SPMD_GUIDE})",
-            imports=[XR] if len(lines) == 1 else [XR, XS],
+            imports=[XR] if own_mesh else [XR, XS],
             drop_if_unused=imports_behind(self, original),
         )
 

@@ -7,7 +7,7 @@ import re
 
 import libcst as cst
 
-from migrate_xla.rule.api import ON_ACCELERATOR, Import, Rule, code_nodes, code_of, parse_expr, string_value, subtree
+from migrate_xla.rule.api import ON_ACCELERATOR, Import, Rule, code_nodes, subtree
 
 XS = Import("torch_xla.distributed.spmd", asname="xs")
 
@@ -70,17 +70,6 @@ class TargetRule(Rule):
 
     def skips(self, module: cst.Module) -> bool:
         return distributes_itself(self, module)
-
-
-def is_main_guard(statement: cst.CSTNode) -> bool:
-    """``if __name__ == "__main__":``, either way round."""
-    if not isinstance(statement, cst.If) or not isinstance(statement.test, cst.Comparison):
-        return False
-    test = statement.test
-    if len(test.comparisons) != 1 or not isinstance(test.comparisons[0].operator, cst.Equal):
-        return False
-    sides = {code_of(test.left).strip(), code_of(test.comparisons[0].comparator).strip()}
-    return "__name__" in sides and any(string_value(parse_expr(s)) == "__main__" for s in sides - {"__name__"})
 
 
 def parse_statement(code: str) -> cst.BaseStatement:

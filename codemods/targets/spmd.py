@@ -9,7 +9,7 @@ import re
 import libcst as cst
 
 from codemods.shared.sharded_models import shards_its_model
-from codemods.shared.statements import is_import_line
+from codemods.shared.spmd_start import at_script_start
 from codemods.shared.training_loops import calls_training_step
 from codemods.targets.common import (
     LAUNCHERS,
@@ -17,10 +17,9 @@ from codemods.targets.common import (
     XS,
     TargetRule,
     distributes_itself,
-    is_main_guard,
     parse_statement,
 )
-from migrate_xla.rule.api import SAFE, XR, Rule, code_of, subtree
+from migrate_xla.rule.api import SAFE, XR, Rule, code_of
 
 
 class SpmdMesh(TargetRule):
@@ -50,48 +49,25 @@ class SpmdMesh(TargetRule):
     )
     SETUP = ("xr.use_spmd()", 'xs.set_global_mesh(xs.get_1d_mesh("data"))')
 
+    def skips(self, module: cst.Module) -> bool:
+        # a script that shards its model gets its set-up and its mesh from the sharding family (XLA620, XLA623)
+        return super().skips(module) or shards_its_model(self, module)
+
     def leave_Module(self, original: cst.Module, updated: cst.Module):
         if self.skip:
             return updated
-        setup = [parse_statement(code) for code in self.SETUP]
-        body = list(updated.body)
-        if any(is_main_guard(s) for s in original.body) and not _moves_at_import(original.body):
-            # by position in each body: other rules may have added statements to the updated one
-            where = next(i for i, s in enumerate(original.body) if is_main_guard(s))
-            at = next(i for i, s in enumerate(body) if is_main_guard(s))
-            block = body[at].body
-            body[at] = body[at].with_changes(body=block.with_changes(body=[*setup, *block.body]))
-        elif _moves_at_import(original.body) or any(
-            isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "backward"
-            for s in original.body
-            if not isinstance(s, (cst.FunctionDef, cst.ClassDef))
-            for n in subtree(s)
-        ):
-            where = 1 + max((i for i, s in enumerate(original.body) if is_import_line(s)), default=-1)
-            setup[0] = setup[0].with_changes(leading_lines=[cst.EmptyLine()])
-            body[where:where] = setup
-            where = min(where, len(original.body) - 1)
-        else:
+        started = at_script_start(original, updated, [parse_statement(code) for code in self.SETUP])
+        if started is None:
             return updated  # a library module: the script that imports it sets SPMD up
+        module, where = started
         return self.replace(
-            original.body[where],
+            where,
             updated,
-            updated.with_changes(body=body),
+            module,
             'SPMD: `xr.use_spmd()` and a global mesh over every device (`xs.get_1d_mesh("data")`); '
             "one process drives all devices, the model is replicated",
             imports=[XR, XS],
         )
-
-
-def _moves_at_import(body) -> bool:
-    """Whether module-level code outside the ``__main__`` block puts something on the device
-    (``model = Net().to(device)``): SPMD must be on before, right after the imports."""
-    return any(
-        isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in ("to", "cuda")
-        for s in body
-        if not isinstance(s, (cst.FunctionDef, cst.ClassDef)) and not is_main_guard(s)
-        for n in subtree(s)
-    )
 
 
 OWN_MESH = re.compile(r"set_global_mesh\((?!xs\.get_1d_mesh\(\"data\"\)\))")

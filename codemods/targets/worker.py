@@ -7,8 +7,9 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from codemods.shared.spmd_start import is_main_guard
 from codemods.shared.statements import assigned_names, is_import_line
-from codemods.targets.common import WORKER, TargetRule, is_main_guard, parse_statement
+from codemods.targets.common import WORKER, TargetRule, parse_statement
 from migrate_xla.rule.api import SAFE, TORCH_XLA, code_of, is_removed, subtree
 
 EXITS = {"sys.exit", "os._exit", "exit", "quit"}

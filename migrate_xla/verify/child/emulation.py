@@ -301,6 +301,9 @@ def _install_device_shim(device_type: str, module, backends: tuple[str, ...]) ->
         backend = bound.arguments.get("backend")
         if isinstance(backend, str) and any(name in backend for name in backends):
             bound.arguments["backend"] = "gloo"
+        # the device the group binds to (PyTorch's examples: ``device_id=device``) is the CPU here, which
+        # torch refuses ("device_id parameter must be an accelerator with an index"): a CPU group has none
+        bound.arguments.pop("device_id", None)
         # this child's own port (children.RENDEZVOUS_PORT): the other run's group may be meeting
         # at the port the script names, side by side on this machine
         method = bound.arguments.get("init_method")

@@ -66,16 +66,42 @@ def _like_factory(original):
 
 
 def _fill(original):
-    """tensor.normal_() and kin on a device tensor: drawn on the CPU, then copied in."""
+    """tensor.normal_() and kin on a device tensor: drawn on the CPU, then copied in, the tensor's
+    SPMD layout kept."""
 
     def aligned(self, *args, **kwargs):
         if _is_cpu(self.device):
             return original(self, *args, **kwargs)
         drawn = original(torch.empty(self.shape, dtype=self.dtype), *args, **kwargs)
+        layout = _layout(self)
         with torch.no_grad():
-            return self.copy_(drawn)
+            self.copy_(drawn)
+        if layout is not None:
+            _lay_out(self, *layout)
+        return self
 
     return aligned
+
+
+def _layout(tensor):
+    """(the HLO sharding, its OpSharding) of an XLA tensor marked sharded; None otherwise."""
+    if tensor.device.type != "xla":
+        return None
+    from torch_xla import _XLAC
+
+    spec = _XLAC._get_xla_sharding_spec(tensor)
+    return (spec, _XLAC._get_xla_op_sharding(tensor)) if spec and "replicated" not in spec else None
+
+
+def _lay_out(tensor, spec: str, op_sharding) -> None:
+    """The layout ``_layout`` read, given back where a copy replaced it: a copy from the CPU into a
+    parameter ``to_empty`` made and the sharding rules marked (FSDP2's initialisation on the meta
+    device) leaves it replicated, and this instrument must not change the program's layouts."""
+    from torch_xla import _XLAC
+
+    if _XLAC._get_xla_sharding_spec(tensor) != spec:
+        _XLAC._xla_clear_sharding(tensor)
+        _XLAC._xla_mark_sharding(tensor, op_sharding)
 
 
 def _bernoulli(original):

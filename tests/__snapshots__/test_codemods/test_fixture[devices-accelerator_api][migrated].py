@@ -4,7 +4,7 @@ import torch
 import torch_xla
 
 if bool(torch_xla.device_count()):
-    device = torch_xla.device()
+    device = torch.device("xla")
 else:
     device = torch.device("cpu")
 

@@ -24,7 +24,7 @@ def main():
 
     use_accel = not args.no_accel and bool(torch_xla.device_count())
     if use_accel:
-        device = torch_xla.device()
+        device = torch.device("xla")
     else:
         device = torch.device("cpu")
 

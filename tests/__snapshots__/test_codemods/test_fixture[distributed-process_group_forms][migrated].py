@@ -36,3 +36,9 @@ def with_device_id(local_rank):
 
 def cpu_group():
     return dist.new_group(backend="gloo")
+
+
+def accelerator_group(device):
+    # PyTorch's examples: the backend torch picks for the device
+    backend = "xla"
+    torch.distributed.init_process_group(backend="xla", init_method="xla://")

@@ -4,6 +4,7 @@ a default; the rendezvous, rank and world size stay; gloo and a default group st
 
 import argparse
 
+import torch
 import torch.distributed as dist
 from torch.distributed import init_process_group
 
@@ -35,3 +36,9 @@ def default_backend():
 
 def cpu_group():
     return dist.new_group(backend="gloo")
+
+
+def accelerator_group(device):
+    # PyTorch's examples: the backend torch picks for the device
+    backend = torch.distributed.get_default_backend_for_device(device)
+    torch.distributed.init_process_group(backend="tpu", device_id=device)

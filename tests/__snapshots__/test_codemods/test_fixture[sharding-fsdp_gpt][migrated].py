@@ -70,7 +70,6 @@ def main():
     parser.add_argument("--lr", type=float, default=1e-2)
     args = parser.parse_args()
 
-    xr.use_spmd()
     xs.set_global_mesh(xs.get_1d_mesh("fsdp"))
     rank, world_size = xr.global_ordinal(), xr.world_size()
     local_rank = xr.local_ordinal()
@@ -100,4 +99,5 @@ def main():
 
 
 if __name__ == "__main__":
+    xr.use_spmd()
     main()

@@ -35,7 +35,6 @@ torch.__future__.set_swap_module_params_on_conversion(True)
 def setup(rank, world_size):
     os.environ["MASTER_ADDR"] = "localhost"
     os.environ["MASTER_PORT"] = "12355"
-    xr.use_spmd()
     xs.set_global_mesh(xs.get_1d_mesh("fsdp"))
 
 
@@ -106,6 +105,7 @@ def fsdp_main(rank, world_size, args):
 
 
 if __name__ == "__main__":
+    xr.use_spmd()
     parser = argparse.ArgumentParser(description="PyTorch MNIST FSDP example")
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--epochs", type=int, default=1)

@@ -9,7 +9,7 @@ sub-mesh. The tokens are generated, so it runs anywhere.
     torchrun --standalone --nproc_per_node=4 fsdp_tp_gpt.py
 
 Runnable: tests/test_sharding.py verifies its SPMD migration on four and eight CPU devices.
-[XLA102, XLA105, XLA109, XLA201, XLA202, XLA604, XLA609, XLA620, XLA622, XLA623, XLA624, XLA625, XLA670]
+[XLA102, XLA105, XLA109, XLA201, XLA202, XLA604, XLA609, XLA620, XLA622, XLA623, XLA624, XLA625]
 """
 
 import argparse
@@ -83,13 +83,16 @@ def xla_parallelize_module(module, device_mesh=None, parallelize_plan=None, axis
 
 def xla_fully_shard(module, mesh, axis):
     """FSDP2's fully_shard in SPMD's form where tensor parallelism laid the parameters out first
-    (xla_parallelize_module, which keeps each layout in ``xla_partition_spec``): each parameter's
-    first dimension split over ``axis`` too, outside the layout it has, as FSDP2 shards a
-    tensor-parallel DTensor. Written by xla-migrate (XLA622)."""
+    (xla_parallelize_module, which keeps each layout in ``xla_partition_spec``) or the module is
+    built on the meta device: each parameter's first dimension split over ``axis`` too, outside
+    the layout it has, as FSDP2 shards a tensor-parallel DTensor. A parameter on the meta device
+    has no memory to mark yet: the module keeps the call (``xla_fully_sharded``) for when
+    ``to_empty`` has given it some. Written by xla-migrate (XLA622)."""
+    module.xla_fully_sharded = (mesh, axis)
     for param in module.parameters():
         spec = getattr(param, "xla_partition_spec", (None,) * param.dim())
-        if not spec or axis in (spec[0] if isinstance(spec[0], tuple) else (spec[0],)):
-            continue  # a scalar, or split over the axis already (by a call on an inner module)
+        if param.is_meta or not spec or axis in (spec[0] if isinstance(spec[0], tuple) else (spec[0],)):
+            continue  # no memory yet, a scalar, or split over the axis already (by a call on an inner module)
         spec = (axis if spec[0] is None else (axis, spec[0]),) + spec[1:]
         xs.clear_sharding(param)
         xs.mark_sharding(param, mesh, spec)
@@ -166,7 +169,6 @@ def main():
     args = parser.parse_args()
 
     world_size = xr.world_size()
-    xr.use_spmd()
     mesh = xs.Mesh(np.arange(xr.global_runtime_device_count()), (xr.global_runtime_device_count() // TP, TP), ("dp", "tp"))
     xs.set_global_mesh(mesh)
     torch.manual_seed(0)
@@ -218,5 +220,4 @@ def main():
 
 if __name__ == "__main__":
     xr.use_spmd()
-    xs.set_global_mesh(xs.get_1d_mesh("data"))
     main()
