@@ -25,12 +25,15 @@ FSDP2_GPT = FIXTURES / "sharding" / "fsdp2_gpt.py"
 TP_GPT = FIXTURES / "sharding" / "tp_gpt.py"
 FSDP_TP_GPT = FIXTURES / "sharding" / "fsdp_tp_gpt.py"
 FSDP_SPAWNED = FIXTURES / "sharding" / "fsdp_spawned.py"  # PyTorch's FSDP tutorial: mp.spawn, all_reduce
+FSDP2_META = FIXTURES / "sharding" / "fsdp2_meta.py"  # PyTorch's FSDP2 example: the meta device, to_empty
 STEPS = ["--steps", "4", "--precision", "float64"]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("devices", ["4", "8"])
-@pytest.mark.parametrize("script", [FSDP_GPT, FSDP2_GPT, TP_GPT, FSDP_TP_GPT, FSDP_SPAWNED], ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "script", [FSDP_GPT, FSDP2_GPT, FSDP2_META, TP_GPT, FSDP_TP_GPT, FSDP_SPAWNED], ids=lambda p: p.stem
+)
 def test_sharded_example_keeps_the_unsharded_losses_on_virtual_devices(script, devices, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("CPU_NUM_DEVICES", devices)
@@ -46,6 +49,8 @@ def test_sharded_example_keeps_the_unsharded_losses_on_virtual_devices(script, d
     assert sharding["devices"] == int(devices)
     held = sharding["held"]["parameters"]
     assert 0 < held["per_device"] < held["total"]
+    if script in (FSDP2_GPT, FSDP2_META):  # every parameter split on its first dimension, which the devices divide
+        assert held["per_device"] * int(devices) == held["total"]
     assert sum(c["count"] for c in sharding["step_graph"]["collectives"].values()) > 0
     assert "sharding (SPMD over" in result.output and "a device holds: parameters" in result.output
     # the TPU report per chip: the step's dots and convolutions as XLA partitioned them, a part of the whole

@@ -1,0 +1,140 @@
+# fixture: target=spmd
+"""A small transformer trained with FSDP2 the way PyTorch's FSDP2 example does it: the accelerator
+API for the device, the backend torch picks for it, the model built on the meta device, ``fully_shard``
+on each block and on the whole model with a dict of options, then ``to_empty`` and the model's own
+initialisation. The tokens are generated, so it runs anywhere.
+
+    torchrun --standalone --nproc_per_node=8 fsdp2_meta.py
+
+Runnable: tests/test_sharding.py verifies its SPMD migration on four and eight CPU devices.
+[XLA105, XLA201, XLA202, XLA602, XLA604, XLA608, XLA609, XLA620, XLA622]
+"""
+
+import argparse
+import os
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.distributed.fsdp import MixedPrecisionPolicy
+import torch_xla
+import torch_xla.distributed.spmd as xs
+import torch_xla.runtime as xr
+
+
+def xla_fully_shard(module, mesh, axis):
+    """FSDP2's fully_shard in SPMD's form where tensor parallelism laid the parameters out first
+    (xla_parallelize_module, which keeps each layout in ``xla_partition_spec``) or the module is
+    built on the meta device: each parameter's first dimension split over ``axis`` too, outside
+    the layout it has, as FSDP2 shards a tensor-parallel DTensor. A parameter on the meta device
+    has no memory to mark yet: the module keeps the call (``xla_fully_sharded``) for when
+    ``to_empty`` has given it some. Written by xla-migrate (XLA622)."""
+    module.xla_fully_sharded = (mesh, axis)
+    for param in module.parameters():
+        spec = getattr(param, "xla_partition_spec", (None,) * param.dim())
+        if param.is_meta or not spec or axis in (spec[0] if isinstance(spec[0], tuple) else (spec[0],)):
+            continue  # no memory yet, a scalar, or split over the axis already (by a call on an inner module)
+        spec = (axis if spec[0] is None else (axis, spec[0]),) + spec[1:]
+        xs.clear_sharding(param)
+        xs.mark_sharding(param, mesh, spec)
+        param.xla_partition_spec = spec
+    return module
+
+
+def xla_fully_shard_again(model):
+    """The marks xla_fully_shard could not make on the meta device, made on the parameters ``to_empty``
+    gave ``model`` (FSDP2's initialisation: built on the meta device, sharded, then given memory).
+    Written by xla-migrate (XLA622)."""
+    for module in model.modules():
+        if hasattr(module, "xla_fully_sharded"):
+            xla_fully_shard(module, *module.xla_fully_sharded)
+    return model
+
+
+VOCAB, WIDTH, HEADS, SEQ = 64, 32, 4, 16
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.LayerNorm(WIDTH)
+        self.qkv = nn.Linear(WIDTH, 3 * WIDTH, bias=False)
+        self.proj = nn.Linear(WIDTH, WIDTH, bias=False)
+        self.mlp = nn.Sequential(nn.Linear(WIDTH, 4 * WIDTH), nn.GELU(), nn.Linear(4 * WIDTH, WIDTH))
+
+    def forward(self, x):
+        b, t, c = x.shape
+        q, k, v = self.qkv(self.norm(x)).split(c, dim=2)
+        q, k, v = (z.view(b, t, HEADS, c // HEADS).transpose(1, 2) for z in (q, k, v))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.proj(y.transpose(1, 2).reshape(b, t, c))
+        return x + self.mlp(x)
+
+    def reset_parameters(self):
+        for module in (self.norm, self.qkv, self.proj, self.mlp[0], self.mlp[2]):
+            module.reset_parameters()
+
+
+class Transformer(nn.Module):
+    def __init__(self, n_layers):
+        super().__init__()
+        self.embed = nn.Embedding(VOCAB, WIDTH)
+        self.layers = nn.ModuleList(Block() for _ in range(n_layers))
+        self.head = nn.Linear(WIDTH, VOCAB, bias=False)
+
+    def forward(self, tokens):
+        h = self.embed(tokens)
+        for layer in self.layers:
+            h = layer(h)
+        return self.head(h)
+
+    def reset_parameters(self):
+        self.embed.reset_parameters()
+        for layer in self.layers:
+            layer.reset_parameters()
+        self.head.reset_parameters()
+
+
+def main(args):
+    rank = xr.local_ordinal()
+    device_type = torch.device("xla")
+    device = torch.device(f"{device_type}:{rank}")
+    backend = "xla"
+    xs.set_global_mesh(xs.get_1d_mesh("fsdp"))
+    torch.manual_seed(0)
+
+    with torch.device("meta"):
+        model = Transformer(args.layers)
+    fsdp_kwargs = {}
+    if args.mixed_precision:
+        # TODO(xla-migrate): XLA608 `MixedPrecisionPolicy` is `torch.distributed.fsdp`: use PyTorch/XLA's FSDP (`torch_xla.distributed.fsdp`, or FSDP via SPMD), see https://docs.pytorch.org/xla/master/perf/fsdp.html
+        fsdp_kwargs["mp_policy"] = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
+    for layer in model.layers:
+        xla_fully_shard(layer, xs.get_global_mesh(), xs.get_global_mesh().axis_names[-1])
+    xla_fully_shard(model, xs.get_global_mesh(), xs.get_global_mesh().axis_names[-1])
+    model.to_empty(device=device)
+    xla_fully_shard_again(model)
+    model.reset_parameters()
+
+    optim = torch.optim.Adam(model.parameters(), lr=1e-2)
+    for step in range(args.steps):
+        x = torch.randint(0, VOCAB, (args.batch_size, SEQ + 1), device=device)
+        logits = model(x[:, :-1])
+        loss = F.cross_entropy(logits.reshape(-1, VOCAB), x[:, 1:].reshape(-1))
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+        optim.step()
+        torch_xla.sync()
+        optim.zero_grad()
+        if rank == 0:
+            print(f"step {step}: loss {loss.item():.4f}")
+
+
+if __name__ == "__main__":
+    xr.use_spmd()
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--layers", type=int, default=2)
+    parser.add_argument("--mixed-precision", action="store_true")
+    main(parser.parse_args())
