@@ -119,7 +119,7 @@ def diagnose(result) -> list[Finding]:
     if _built_its_model(ref) and _built_its_model(mig):
         findings += _parameters(ref.parameters, mig.parameters, "tpu" if getattr(mig, "emulates_tpu", False) else "XLA")
     findings += _precision(ref.precision, mig.precision)
-    findings += _seeding(ref.seeded_by_script, mig.seeded_by_script)
+    findings += _seeding(ref.seeded_by_script, mig.seeded_by_script) if ref.losses and mig.losses else []
     findings += _first_tensor(result)
     findings += _first_op(result)
     # PyTorch/XLA's own: a TorchTPU run is eager, with no graphs to cut or compile
@@ -148,8 +148,8 @@ def diagnose(result) -> list[Finding]:
 
 
 def _seeding(ref: list[str] | None, mig: list[str] | None) -> list[Finding]:
-    """The runs' training processes seeded other generators: a script that seeds its parent and
-    trains in mp.spawn's worker, whose SPMD form trains in the parent (XLA601's one call)."""
+    """The training processes of two runs that trained seeded other generators: a script that seeds its
+    parent and trains in mp.spawn's worker, whose SPMD form trains in the parent (XLA601's one call)."""
     if ref is None or mig is None or set(ref) == set(mig):
         return []
     only = {"the migrated": sorted(set(mig) - set(ref)), "the reference": sorted(set(ref) - set(mig))}
