@@ -56,6 +56,9 @@ def test_sharded_example_keeps_the_unsharded_losses_on_virtual_devices(script, d
     # the TPU report per chip: the step's dots and convolutions as XLA partitioned them, a part of the whole
     per_chip, whole = report["tpu_report"]["step"]["per_chip"]["flops"], report["tpu_report"]["step"]["flops"]
     assert 0 < per_chip < whole and "a chip's part of the step as XLA partitioned it" in result.output
+    # and what a chip holds: the sharding report's part of the parameters, gradients and optimizer state
+    holds = report["tpu_report"]["step"]["per_chip"]["held"]
+    assert holds["parameters"] == held["per_device"] and "; it holds parameters" in result.output
 
 
 SABOTAGES = {

@@ -47,7 +47,7 @@ from migrate_xla.verify.tpu_findings import (
     tile_findings,
     transfer_findings,
 )
-from migrate_xla.verify.tpu_render import time_text
+from migrate_xla.verify.tpu_render import size_text, time_text
 
 FLOAT_NAMES = {"f64": "float64", "f32": "float32", "bf16": "bfloat16", "f16": "float16"}
 
@@ -140,18 +140,22 @@ def build(collected: dict | None, run, tpu: Tpu, float64: bool, why_not: str | N
 
 
 def _per_chip(step: dict, devices: int, sharding: dict, tpu: Tpu) -> str:
-    """What one chip of an SPMD run computes: the dots and convolutions of the step's graph as XLA
-    partitioned it (the sharding report reads it); the report's other figures are the whole program's."""
+    """What one chip of an SPMD run computes and holds: the dots and convolutions of the step's graph
+    as XLA partitioned it, and its part of the parameters, gradients and optimizer state (the
+    sharding report reads both); the report's other figures are the whole program's."""
     flops = (sharding.get("step_graph") or {}).get("flops_per_device")
+    held = {what: figures["per_device"] for what, figures in (sharding.get("held") or {}).items()}
     if not flops:
         return (
             f"the run is SPMD over {devices} devices: its graphs are the whole program before XLA partitions "
             f"it, so with the batch sharded each chip computes about 1/{devices} of these FLOPs and rows"
         )
-    step["per_chip"] = {"flops": flops, "compute_s": flops / tpu.peak_bf16_flops}
+    step["per_chip"] = {"flops": flops, "compute_s": flops / tpu.peak_bf16_flops, "held": held}
     share = f", {flops / step['flops']:.0%} of the whole program's" if step["flops"] else ""
+    parts = ", ".join(f"{what.replace('_', ' ')} {size_text(size)}" for what, size in held.items())
+    holds = f"; it holds {parts} ({sum(held.values()) / tpu.hbm_bytes:.2%} of {tpu.name}'s HBM)" if held else ""
     return (
         f"the run is SPMD over {devices} devices: the figures above are the whole program's, before XLA "
         f"partitions it; a chip's part of the step as XLA partitioned it is {flops / 1e9:.3g} GFLOP in matrix "
-        f"units{share}, at least {time_text(flops / tpu.peak_bf16_flops)} on {tpu.name} without padding"
+        f"units{share}, at least {time_text(flops / tpu.peak_bf16_flops)} on {tpu.name} without padding{holds}"
     )
