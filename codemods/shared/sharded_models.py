@@ -12,7 +12,7 @@ import re
 import libcst as cst
 
 from codemods.shared.launch_plan import SPAWN, launch_plan
-from migrate_xla.rule.api import Rule, code_nodes, dotted_name
+from migrate_xla.rule.api import Rule, code_nodes, dotted_name, words
 
 # The targets under which a file that shards its model becomes one SPMD program (under
 # multiprocess, one process a device, its sharding stays flagged)
@@ -106,7 +106,7 @@ def shards_its_model(rule: Rule, module: cst.Module) -> bool:
 # What the text of a file that shards its model spells (``may_shard``): an import of a sharding
 # module names ``fsdp``, ``device_mesh`` or (tensor parallelism) the word ``parallel``; it joins a
 # group or builds a mesh. The sharding family's REQUIRES: a file without them wakes none of its rules.
-MAY_SHARD = (r"fsdp|device_mesh|\bparallel\b", r"init_process_group|init_device_mesh")
+MAY_SHARD = ("fsdp|device_mesh|" + words("parallel"), "init_process_group|init_device_mesh")
 
 
 def may_shard(source: str) -> bool:
