@@ -223,21 +223,16 @@ def test_a_spawned_worker_called_once_says_where_its_random_state_comes_from():
 
 
 def test_the_default_target_makes_the_same_spmd_program():
-    """A script that shards is an SPMD program on XLA whatever the target (single or spmd); under
-    spmd, XLA670 also sets SPMD and a "data" mesh up first in the ``__main__`` block of a script
-    without a process group (the mesh the script builds then replaces it: harmless, redundant)."""
-    single, _ = migrate_code(FSDP2_GPT.read_text(), options_for())
-    spmd, _ = migrate_code(FSDP2_GPT.read_text(), options_for(target="spmd"))
-    assert spmd == single.replace(
-        'if __name__ == "__main__":\n',
-        'if __name__ == "__main__":\n    xr.use_spmd()\n    xs.set_global_mesh(xs.get_1d_mesh("data"))\n',
-    )
-    assert "xs.mark_sharding(param, mesh, (mesh.axis_names[-1],)" in single
-    assert "fully_shard" not in single.split('"""', 2)[2]
-    # a script with a process group is one the target rules leave alone: the same program
-    single, _ = migrate_code(FSDP_GPT.read_text(), options_for())
-    spmd, findings = migrate_code(FSDP_GPT.read_text(), options_for(target="spmd"))
-    assert spmd == single and "FSDPv2(" in single and "init_process_group" not in single
+    """A script that shards is an SPMD program on XLA whatever the target (single or spmd): the
+    sharding family sets it up (``xr.use_spmd()`` first in its ``__main__`` block, its own mesh),
+    and XLA670 leaves it, as it leaves a script with a process group."""
+    for script in (FSDP2_GPT, FSDP_GPT):
+        single, _ = migrate_code(script.read_text(), options_for())
+        spmd, _ = migrate_code(script.read_text(), options_for(target="spmd"))
+        assert spmd == single and 'if __name__ == "__main__":\n    xr.use_spmd()\n' in single
+        assert 'get_1d_mesh("data")' not in single and "init_process_group" not in single
+    assert "xla_fully_shard(model, mesh, mesh.axis_names[-1])" in migrate_code(FSDP2_GPT.read_text(), options_for())[0]
+    assert "FSDPv2(" in single
 
 
 def test_the_sharding_report_counts_a_device_share_and_the_collectives_bytes(tmp_path):
@@ -322,3 +317,25 @@ def test_a_distributed_checkpoint_of_sharded_parameters_loads_back_equal(tmp_pat
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, migrated + done.stderr[-2000:]
     assert done.stdout.split() == ["True"]
+
+
+def test_fsdp2_queries_stay_where_the_script_stays_flagged():
+    """A script whose sharding has no SPMD form here (it pipelines too) keeps FSDP2's queries as it
+    keeps fully_shard: never half-converted."""
+    source = (
+        "import torch.distributed as dist\n"
+        "from torch.distributed.fsdp import FSDPModule, fully_shard\n"
+        "from torch.distributed.pipelining import pipeline\n\n"
+        'dist.init_process_group("nccl")\n'
+        "fully_shard(model)\n"
+        "assert isinstance(model, FSDPModule)\n"
+        "model.unshard()\n"
+        "full = model.weight.full_tensor()\n"
+    )
+    migrated, diagnostics = migrate_code(source, options_for(target="spmd"))
+    assert "assert isinstance(model, FSDPModule)\nmodel.unshard()\nfull = model.weight.full_tensor()\n" in migrated
+    assert "XLA628" not in {d.code for d in diagnostics}
+    # the same lines in a script that shards are the SPMD program's
+    converted, _ = migrate_code(source.replace("from torch.distributed.pipelining import pipeline\n", ""), options_for())
+    assert 'assert hasattr(model, "xla_fully_sharded")\nfull = model.weight\n' in converted
+

@@ -9,6 +9,7 @@ import re
 import libcst as cst
 
 from codemods.distributed.common import FSDP_GUIDE, SPMD_GUIDE
+from codemods.shared.sharded_models import PLACEMENT_MODULES
 from migrate_xla.rule.api import Rule, code_of, words
 
 # qualified-name prefix -> where to go instead
@@ -52,6 +53,11 @@ TPU_MODEL_PARALLEL = {
 }
 
 
+# DTensor's placements are data (``Shard(0)``), which runs anywhere: what they are handed to (a
+# ``distribute_tensor``, a parallel style) is flagged, and an SPMD program compares them (XLA628)
+PLACEMENTS = frozenset(f"{module}.{name}" for module in PLACEMENT_MODULES for name in ("Shard", "Replicate", "Partial"))
+
+
 class ModelParallelism(Rule):
     """FSDP, RPC, pipeline and tensor parallelism are flagged, never half-converted.
 
@@ -93,7 +99,11 @@ class ModelParallelism(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         name = self.qualname(node.func) or ""
         prefix = next((p for p in MODEL_PARALLEL if name == p or name.startswith(p + ".")), None)
-        if prefix is not None and not (self.ctx.statements and id(self.ctx.statements[-1]) in self.ctx.todos):
+        if (
+            prefix is not None
+            and name not in PLACEMENTS
+            and not (self.ctx.statements and id(self.ctx.statements[-1]) in self.ctx.todos)
+        ):
             advice = MODEL_PARALLEL if self.ctx.runtime == "torch-xla" else TPU_MODEL_PARALLEL
             self.flag(node, f"`{code_of(node.func)}` is `{prefix}`: {advice[prefix]}")
 

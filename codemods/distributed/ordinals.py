@@ -57,7 +57,9 @@ class XlaOrdinals(Rule):
     SUMMARY = "RANK / LOCAL_RANK / WORLD_SIZE, dist.get_rank() and world-size counts become xr calls"
     FIX = SAFE
     TRIGGERS = (r"RANK|WORLD_SIZE", r"get_rank|get_world_size|get_node_local_rank", r"device_count")
-    REQUIRES = (ON_ACCELERATOR,)  # a CPU-only script's gloo ranks stay its own
+    # a CPU-only script's gloo ranks stay its own; FSDP and DTensor code is a GPU program's, where its
+    # modules name no device (PyTorch's FSDP2 example's checkpoint.py: `map_location="cpu"`)
+    REQUIRES = (ON_ACCELERATOR + r"|distributed\.(?:fsdp|_composable|tensor|_tensor)\b",)
     RUNTIMES = ("torch-xla",)
     CONTEXT = MpSpawnToLaunch.TRIGGERS  # the launch plan's spawn calls
     BEFORE = (

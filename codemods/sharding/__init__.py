@@ -42,4 +42,5 @@ PyTorch/XLA only: under ``--runtime torch-tpu`` the scripts keep their torch for
 #   tensor_parallel.py  XLA625 tensor-parallel-to-marks
 #   checkpoint.py   XLA626 distributed-checkpoint
 #   collectives.py  XLA627 spmd-collectives
+#   dtensor_queries.py  XLA628 dtensor-queries
 #   common.py       whether a file shards, the guides, the imports the rules add

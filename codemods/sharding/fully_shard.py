@@ -18,20 +18,21 @@ HELPER = "xla_fully_shard"
 AGAIN = "xla_fully_shard_again"
 HELPER_DEF = f'''
 def {HELPER}(module, mesh, axis):
-    """FSDP2's fully_shard in SPMD's form where tensor parallelism laid the parameters out first
-    (xla_parallelize_module, which keeps each layout in ``xla_partition_spec``) or the module is
-    built on the meta device: each parameter's first dimension split over ``axis`` too, outside
-    the layout it has, as FSDP2 shards a tensor-parallel DTensor. A parameter on the meta device
-    has no memory to mark yet: the module keeps the call (``xla_fully_sharded``) for when
-    ``to_empty`` has given it some. Written by xla-migrate (XLA622)."""
+    """FSDP2's fully_shard in SPMD's form: each parameter's first dimension split over ``axis`` of
+    ``mesh``, FSDP2's Shard(0), outside the layout tensor parallelism gave it (xla_parallelize_module
+    keeps each in ``xla_partition_spec``), as FSDP2 shards a tensor-parallel DTensor. The module
+    keeps the call (``xla_fully_sharded``: what FSDP2's FSDPModule says); a parameter on the meta
+    device has no memory to mark yet, and is marked once ``to_empty`` has given it some. Written
+    by xla-migrate (XLA622)."""
     module.xla_fully_sharded = (mesh, axis)
     for param in module.parameters():
         spec = getattr(param, "xla_partition_spec", (None,) * param.dim())
-        if param.is_meta or not spec or axis in (spec[0] if isinstance(spec[0], tuple) else (spec[0],)):
-            continue  # no memory yet, a scalar, or split over the axis already (by a call on an inner module)
+        if not spec or axis in (spec[0] if isinstance(spec[0], tuple) else (spec[0],)):
+            continue  # a scalar, or split over the axis already (by a call on an inner module)
         spec = (axis if spec[0] is None else (axis, spec[0]),) + spec[1:]
-        xs.clear_sharding(param)
-        xs.mark_sharding(param, mesh, spec)
+        if not param.is_meta:  # no memory to mark yet: to_empty makes it
+            xs.clear_sharding(param)
+            xs.mark_sharding(param, mesh, spec)
         param.xla_partition_spec = spec
     return module
 '''
@@ -61,47 +62,52 @@ def _to_empty(call: cst.Call) -> cst.BaseExpression | None:
 
 
 class FullyShardToMarks(StatementRule):
-    """``fully_shard(module, mesh=mesh)`` becomes a loop marking each of the module's parameters
-    sharded on its first dimension over the mesh's last axis.
+    """``fully_shard(module, mesh=mesh)`` becomes ``xla_fully_shard(module, mesh, axis)``, which marks
+    each of the module's parameters sharded on its first dimension over the mesh's last axis.
 
     FSDP2 lays each parameter out as a DTensor ``Shard(0)`` over its mesh (the last dimension of a
     2-D, hybrid, mesh); SPMD user guide: ``xs.mark_sharding(param, mesh, (axis, None, ...))`` is
-    that layout, and XLA's partitioner adds the all-gathers and reduce-scatters FSDP2 makes. A
-    second call on an enclosing module (``fully_shard(block)`` for each block, then
-    ``fully_shard(model)``) marks the blocks' parameters again with the same spec, which changes
-    nothing. Measured on a small GPT over four CPU devices (docs/decisions.md): the losses of six
-    AdamW steps equal the unsharded model's to float32 and float64 rounding, two graphs; torch's
-    own ``fully_shard`` on an ``"xla"`` DeviceMesh does not run (the mesh has no process groups).
-    In a file that lays its parameters out with tensor parallelism first (``parallelize_module``
-    on a "tp" sub-mesh, XLA625, then ``fully_shard`` on the "dp" one: PyTorch's 2-D example) a
-    parameter cannot be marked twice ("Existing annotation must be cleared first"): the call
-    becomes ``xla_fully_shard(module, mesh, axis)``, a function written into the file that adds
-    the axis to each parameter's first dimension outside its tensor-parallel layout (a
-    column-parallel weight ``("tp", None)`` becomes ``(("dp", "tp"), None)``), as FSDP2 shards a
-    DTensor.
+    that layout, and XLA's partitioner adds the all-gathers and reduce-scatters FSDP2 makes. The
+    call becomes one of ``xla_fully_shard``, a function written into the file that makes those
+    marks: a second call on an enclosing module (``fully_shard(block)`` for each block, then
+    ``fully_shard(model)``) leaves the blocks' parameters as they are; in a file that lays its
+    parameters out with tensor parallelism first (``parallelize_module`` on a "tp" sub-mesh,
+    XLA625, then ``fully_shard`` on the "dp" one: PyTorch's 2-D example), where a parameter cannot
+    be marked twice ("Existing annotation must be cleared first"), it adds the axis to each
+    parameter's first dimension outside its tensor-parallel layout (a column-parallel weight
+    ``("tp", None)`` becomes ``(("dp", "tp"), None)``), as FSDP2 shards a DTensor; the module keeps
+    the call (``xla_fully_sharded``, which XLA628 reads for FSDP2's ``FSDPModule``) and each
+    parameter its layout (``xla_partition_spec``). Measured on a small GPT over four CPU devices
+    (docs/decisions.md): the losses of six AdamW steps equal the unsharded model's to float32 and
+    float64 rounding, two graphs; torch's own ``fully_shard`` on an ``"xla"`` DeviceMesh does not
+    run (the mesh has no process groups). A model built on the meta device (FSDP2's
+    initialisation: ``fully_shard``, then ``model.to_empty(device=...)`` and its own init, PyTorch's
+    FSDP2 example) has no memory to mark yet: after ``to_empty``, ``xla_fully_shard_again(model)``,
+    written into the file too, marks the parameters it made as the calls asked.
     The mesh is the call's ``mesh=`` (an ``xs.Mesh`` after XLA623; a sub-mesh, ``mesh["dp"]``, that
-    mesh and its axis), else the global mesh. The
-    parameters must be on the XLA device when the loop runs (a model built on the ``meta``
-    device and materialised after ``fully_shard`` must be moved first). ``reshard_after_forward``
+    mesh and its axis), else the global mesh. ``reshard_after_forward``
     and ``offload_policy`` go, with the reason; ``mp_policy=MixedPrecisionPolicy(param_dtype=
     torch.bfloat16)`` becomes the module's forward under bfloat16 autocast, as XLA621 does for
-    FSDP v1's ``MixedPrecision``; ``sharded = fully_shard(model)`` binds the module itself, as
-    FSDP2 returns it; other keywords, or a call whose value is used otherwise, are flagged
-    (XLA608 stays).
+    FSDP v1's ``MixedPrecision``; a ``**kwargs`` of options goes with its reason (its
+    ``mp_policy`` stays flagged where the dict is filled); ``sharded = fully_shard(model)`` binds
+    the module itself, as FSDP2 returns it; other keywords, or a call whose value is used otherwise,
+    are flagged (XLA608 stays).
     """
 
     CODE = "XLA622"
     NAME = "fully-shard-to-marks"
-    SUMMARY = "FSDP2's fully_shard(module, mesh=...) becomes xs.mark_sharding of its parameters on dim 0 over the mesh"
+    SUMMARY = (
+        "FSDP2's fully_shard(module, mesh=...) becomes marks of its parameters on dim 0 over the mesh (xla_fully_shard)"
+    )
     FIX = "safe"
     BEFORE = (
         "from torch.distributed import init_process_group\nfrom torch.distributed.fsdp import fully_shard\n\n"
         'init_process_group("nccl")\nfully_shard(model, mesh=mesh)\n'
     )
     AFTER = (
-        'from torch.distributed import init_process_group\n\ninit_process_group("nccl")\n'
-        "for param in model.parameters():\n"
-        "    xs.mark_sharding(param, mesh, (mesh.axis_names[-1],) + (None,) * (param.dim() - 1))\n"
+        "from torch.distributed import init_process_group\n\n"
+        + HELPER_DEF
+        + '\n\ninit_process_group("nccl")\nxla_fully_shard(model, mesh, mesh.axis_names[-1])\n'
     )
 
     def visit_Module(self, node: cst.Module) -> None:
@@ -137,20 +143,9 @@ class FullyShardToMarks(StatementRule):
             )
         target, module, (mesh, axis), dropped, autocast = plan
         axis = axis or f"{mesh}.axis_names[-1]"
-        bound = f"{target} = " if target else ""
-        lines = []
-        # tensor parallelism lays parameters out before FSDP2 (PyTorch's 2-D examples), or the
-        # module is on the meta device (its parameters are marked after to_empty): the helper
-        if self.parallelizes or self.materializes:
-            lines.append(f"{bound}{HELPER}({module}, {mesh}, {axis})")
-            self._uses_helper(original)
-        else:
-            lines.append(
-                f"for param in {module}.parameters():\n"
-                f"    xs.mark_sharding(param, {mesh}, ({axis},) + (None,) * (param.dim() - 1))\n"
-            )
-            if target:  # fully_shard returns the module it shards
-                lines.append(f"{target} = {module}")
+        bound = f"{target} = " if target else ""  # fully_shard returns the module it shards, as the helper does
+        lines = [f"{bound}{HELPER}({module}, {mesh}, {axis})"]
+        self._uses_helper(original)
         if autocast:
             lines.append(f'{module}.forward = torch.autocast("xla", dtype=torch.bfloat16)({module}.forward)')
         statements = [cst.parse_statement(line) for line in lines]

@@ -19,6 +19,27 @@ import torch_xla
 import torch_xla.distributed.spmd as xs
 import torch_xla.runtime as xr
 
+
+def xla_fully_shard(module, mesh, axis):
+    """FSDP2's fully_shard in SPMD's form: each parameter's first dimension split over ``axis`` of
+    ``mesh``, FSDP2's Shard(0), outside the layout tensor parallelism gave it (xla_parallelize_module
+    keeps each in ``xla_partition_spec``), as FSDP2 shards a tensor-parallel DTensor. The module
+    keeps the call (``xla_fully_sharded``: what FSDP2's FSDPModule says); a parameter on the meta
+    device has no memory to mark yet, and is marked once ``to_empty`` has given it some. Written
+    by xla-migrate (XLA622)."""
+    module.xla_fully_sharded = (mesh, axis)
+    for param in module.parameters():
+        spec = getattr(param, "xla_partition_spec", (None,) * param.dim())
+        if not spec or axis in (spec[0] if isinstance(spec[0], tuple) else (spec[0],)):
+            continue  # a scalar, or split over the axis already (by a call on an inner module)
+        spec = (axis if spec[0] is None else (axis, spec[0]),) + spec[1:]
+        if not param.is_meta:  # no memory to mark yet: to_empty makes it
+            xs.clear_sharding(param)
+            xs.mark_sharding(param, mesh, spec)
+        param.xla_partition_spec = spec
+    return module
+
+
 torch.__future__.set_swap_module_params_on_conversion(True)
 
 VOCAB, WIDTH, HEADS, SEQ = 64, 32, 4, 16
@@ -75,10 +96,8 @@ def main():
 
     model = GPT(args.layers).to("xla")
     for block in model.blocks:
-        for param in block.parameters():
-            xs.mark_sharding(param, mesh, (mesh.axis_names[-1],) + (None,) * (param.dim() - 1))
-    for param in model.parameters():
-        xs.mark_sharding(param, mesh, (mesh.axis_names[-1],) + (None,) * (param.dim() - 1))
+        xla_fully_shard(block, mesh, mesh.axis_names[-1])
+    xla_fully_shard(model, mesh, mesh.axis_names[-1])
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
 
     tokens = torch.randint(0, VOCAB, (args.steps, args.batch_size, SEQ + 1), generator=torch.Generator().manual_seed(1))

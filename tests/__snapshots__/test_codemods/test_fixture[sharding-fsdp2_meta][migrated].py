@@ -23,20 +23,21 @@ import torch_xla.runtime as xr
 
 
 def xla_fully_shard(module, mesh, axis):
-    """FSDP2's fully_shard in SPMD's form where tensor parallelism laid the parameters out first
-    (xla_parallelize_module, which keeps each layout in ``xla_partition_spec``) or the module is
-    built on the meta device: each parameter's first dimension split over ``axis`` too, outside
-    the layout it has, as FSDP2 shards a tensor-parallel DTensor. A parameter on the meta device
-    has no memory to mark yet: the module keeps the call (``xla_fully_sharded``) for when
-    ``to_empty`` has given it some. Written by xla-migrate (XLA622)."""
+    """FSDP2's fully_shard in SPMD's form: each parameter's first dimension split over ``axis`` of
+    ``mesh``, FSDP2's Shard(0), outside the layout tensor parallelism gave it (xla_parallelize_module
+    keeps each in ``xla_partition_spec``), as FSDP2 shards a tensor-parallel DTensor. The module
+    keeps the call (``xla_fully_sharded``: what FSDP2's FSDPModule says); a parameter on the meta
+    device has no memory to mark yet, and is marked once ``to_empty`` has given it some. Written
+    by xla-migrate (XLA622)."""
     module.xla_fully_sharded = (mesh, axis)
     for param in module.parameters():
         spec = getattr(param, "xla_partition_spec", (None,) * param.dim())
-        if param.is_meta or not spec or axis in (spec[0] if isinstance(spec[0], tuple) else (spec[0],)):
-            continue  # no memory yet, a scalar, or split over the axis already (by a call on an inner module)
+        if not spec or axis in (spec[0] if isinstance(spec[0], tuple) else (spec[0],)):
+            continue  # a scalar, or split over the axis already (by a call on an inner module)
         spec = (axis if spec[0] is None else (axis, spec[0]),) + spec[1:]
-        xs.clear_sharding(param)
-        xs.mark_sharding(param, mesh, spec)
+        if not param.is_meta:  # no memory to mark yet: to_empty makes it
+            xs.clear_sharding(param)
+            xs.mark_sharding(param, mesh, spec)
         param.xla_partition_spec = spec
     return module
 

@@ -10,6 +10,27 @@ import torch_xla.distributed.parallel_loader as pl
 import torch_xla.distributed.spmd as xs
 import torch_xla.runtime as xr
 
+
+def xla_fully_shard(module, mesh, axis):
+    """FSDP2's fully_shard in SPMD's form: each parameter's first dimension split over ``axis`` of
+    ``mesh``, FSDP2's Shard(0), outside the layout tensor parallelism gave it (xla_parallelize_module
+    keeps each in ``xla_partition_spec``), as FSDP2 shards a tensor-parallel DTensor. The module
+    keeps the call (``xla_fully_sharded``: what FSDP2's FSDPModule says); a parameter on the meta
+    device has no memory to mark yet, and is marked once ``to_empty`` has given it some. Written
+    by xla-migrate (XLA622)."""
+    module.xla_fully_sharded = (mesh, axis)
+    for param in module.parameters():
+        spec = getattr(param, "xla_partition_spec", (None,) * param.dim())
+        if not spec or axis in (spec[0] if isinstance(spec[0], tuple) else (spec[0],)):
+            continue  # a scalar, or split over the axis already (by a call on an inner module)
+        spec = (axis if spec[0] is None else (axis, spec[0]),) + spec[1:]
+        if not param.is_meta:  # no memory to mark yet: to_empty makes it
+            xs.clear_sharding(param)
+            xs.mark_sharding(param, mesh, spec)
+        param.xla_partition_spec = spec
+    return module
+
+
 torch.__future__.set_swap_module_params_on_conversion(True)
 
 
@@ -27,16 +48,11 @@ def build(model, tp_size, loader, batches, loss_fn):
     # TODO(xla-migrate): XLA623 `mesh["dp"]`: an `xs.Mesh` has no sub-meshes; pass the mesh and name the axis (`xla_parallelize_module(module, mesh, plan, axis="tp")`, `xs.mark_sharding(t, mesh, ("dp", None))`), or keep the sub-mesh in a name of its own used only as a mesh argument (https://docs.pytorch.org/xla/master/perf/spmd_basic.html)
     groups = (mesh["dp"], mesh["tp"])
     for layer in model.layers:
-        for param in layer.parameters():
-            xs.mark_sharding(param, mesh, (mesh.axis_names[-1],) + (None,) * (param.dim() - 1))
-    for param in model.head.parameters():
-        xs.mark_sharding(param, xs.get_global_mesh(), (xs.get_global_mesh().axis_names[-1],) + (None,) * (param.dim() - 1))
-    for param in model.parameters():
-        xs.mark_sharding(param, mesh, (mesh.axis_names[-1],) + (None,) * (param.dim() - 1))
+        xla_fully_shard(layer, mesh, mesh.axis_names[-1])
+    xla_fully_shard(model.head, xs.get_global_mesh(), xs.get_global_mesh().axis_names[-1])
+    xla_fully_shard(model, mesh, mesh.axis_names[-1])
     model.forward = torch.autocast("xla", dtype=torch.bfloat16)(model.forward)
-    for param in model.embed.parameters():
-        xs.mark_sharding(param, mesh, (mesh.axis_names[-1],) + (None,) * (param.dim() - 1))
-    sharded = model.embed
+    sharded = xla_fully_shard(model.embed, mesh, mesh.axis_names[-1])
     for x, y in pl.MpDeviceLoader(loader, torch_xla.device()):
         xs.mark_sharding(x, xs.get_global_mesh(), (xs.get_global_mesh().axis_names,) + (None,) * (x.dim() - 1))
         xs.mark_sharding(y, xs.get_global_mesh(), (xs.get_global_mesh().axis_names,) + (None,) * (y.dim() - 1))
