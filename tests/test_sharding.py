@@ -336,6 +336,7 @@ def test_fsdp2_queries_stay_where_the_script_stays_flagged():
     assert "assert isinstance(model, FSDPModule)\nmodel.unshard()\nfull = model.weight.full_tensor()\n" in migrated
     assert "XLA628" not in {d.code for d in diagnostics}
     # the same lines in a script that shards are the SPMD program's
-    converted, _ = migrate_code(source.replace("from torch.distributed.pipelining import pipeline\n", ""), options_for())
+    converted, _ = migrate_code(
+        source.replace("from torch.distributed.pipelining import pipeline\n", ""), options_for()
+    )
     assert 'assert hasattr(model, "xla_fully_sharded")\nfull = model.weight\n' in converted
-
