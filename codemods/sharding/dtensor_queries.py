@@ -7,7 +7,7 @@ import libcst as cst
 from codemods.sharding.common import SPMD_GUIDE, XS, StatementRule, imports_behind
 from codemods.shared.definitions import with_definitions
 from codemods.shared.sharded_models import may_shard
-from migrate_xla.rule.api import code_of, snippet, words
+from migrate_xla.rule.api import TORCH_XLA, code_of, snippet, subtree, words
 
 FSDP_MODULE = (
     "torch.distributed.fsdp.FSDPModule",
@@ -39,6 +39,26 @@ def {HELPER}(tensor):
     return tuple(placements)
 '''
 
+DISTRIBUTE_TENSOR = ("torch.distributed.tensor.distribute_tensor", "torch.distributed._tensor.distribute_tensor")
+# torch.distributed.checkpoint's state-dict setters, which broadcast from rank 0 when asked to
+SETTERS = tuple(
+    f"torch.distributed.checkpoint.state_dict.{name}" for name in ("set_model_state_dict", "set_optimizer_state_dict")
+)
+LIKE = "xla_distribute_like"
+LIKE_DEF = f'''
+def {LIKE}(tensor, like):
+    """DTensor's ``distribute_tensor(tensor, like.device_mesh, like.placements)`` in SPMD's form:
+    ``tensor`` on the XLA device with the layout of the SPMD program's tensor ``like`` (its
+    ``xla_partition_spec`` over the global mesh; whole where it has none). Written by xla-migrate
+    (XLA628)."""
+    tensor = tensor.to(torch_xla.device())
+    spec = getattr(like, "xla_partition_spec", None)
+    if spec is not None:
+        xs.mark_sharding(tensor, xs.get_global_mesh(), spec)
+        tensor.xla_partition_spec = spec
+    return tensor
+'''
+
 
 class DTensorQueries(StatementRule):
     """``isinstance(model, FSDPModule)``, ``param.placements``, ``t.full_tensor()`` and FSDP2's
@@ -52,7 +72,11 @@ class DTensorQueries(StatementRule):
     DTensor's placements back from the layout (``(Shard(0),)`` for FSDP2's); ``t.full_tensor()``
     becomes ``t`` (the tensor is whole; XLA gathers it when it is read); ``m.unshard()``,
     ``m.reshard()`` and the prefetch settings go, statements of their own (XLA's partitioner
-    schedules the all-gathers). Left as written each raises on a plain tensor or module, as
+    schedules the all-gathers); ``distribute_tensor(t, x.device_mesh, x.placements)``, a full tensor
+    laid out as another DTensor is (the example's checkpoint loading), becomes
+    ``xla_distribute_like(t, x)``, written into the file: ``t`` on the device with ``x``'s layout.
+    A state-dict setter of torch.distributed.checkpoint asked to broadcast from rank 0 is flagged:
+    the broadcast needs a process group, which the one program has not. Left as written each raises on a plain tensor or module, as
     PyTorch's FSDP2 example's checks (``inspect_model``) and checkpoints did. Where a script
     joins a group or builds a mesh it acts only when the family converts the script; a module
     that does neither (the example's ``utils.py`` and ``checkpoint.py``, which its script
@@ -65,7 +89,9 @@ class DTensorQueries(StatementRule):
     NAME = "dtensor-queries"
     SUMMARY = "isinstance(m, FSDPModule), p.placements, t.full_tensor() and m.unshard() in the SPMD program's terms"
     FIX = "safe"
-    TRIGGERS = (words("FSDPModule", "placements", "full_tensor", *SCHEDULING),)
+    TRIGGERS = (
+        words("FSDPModule", "placements", "full_tensor", "distribute_tensor", "broadcast_from_rank0", *SCHEDULING),
+    )
     REQUIRES = (r"torch\.distributed\.(?:fsdp|_composable|tensor|_tensor)\b",)
     BEFORE = (
         "import torch\nfrom torch.distributed.fsdp import FSDPModule\n\n\n"
@@ -83,14 +109,43 @@ class DTensorQueries(StatementRule):
         super().visit_Module(node)
         # a module that neither joins a group nor builds a mesh belongs to its script's program
         self.shards = self.shards or not may_shard(self.ctx.source)
-        self.first_use: cst.CSTNode | None = None  # the top-level statement of the first xla_placements
+        self.uses: dict[
+            str, cst.CSTNode
+        ] = {}  # each function written into the file: its first use's top-level statement
         self.defined = {s.name.value for s in node.body if isinstance(s, cst.FunctionDef)}
         self.targets = 0  # inside an assignment's target: an attribute written, not read
+        self.likes = 0  # inside a distribute_tensor call that becomes xla_distribute_like
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
-        if self.first_use is None or HELPER in self.defined:
+        written = {HELPER: HELPER_DEF, LIKE: LIKE_DEF}
+        wanted = [name for name in written if name in self.uses and name not in self.defined]
+        if not wanted:
             return updated
-        return with_definitions(original, updated, [HELPER_DEF], self.first_use)
+        first = min((original.body.index(self.uses[name]) for name in wanted), default=0)
+        return with_definitions(original, updated, [written[name] for name in wanted], original.body[first])
+
+    def _uses(self, name: str, node: cst.CSTNode) -> None:
+        if name not in self.uses and self.ctx.statements and self.fixes(node):
+            self.uses[name] = self.ctx.statements[0]
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        super().visit_SimpleStatementLine(node)
+        if self.shards and any(isinstance(n, cst.Call) and self._like(n) is not None for n in subtree(node)):
+            self.claim(node)  # XLA608 flags distribute_tensor: here it has an SPMD form
+
+    def _like(self, call: cst.Call) -> str | None:
+        """The code of ``x`` in ``distribute_tensor(t, x.device_mesh, x.placements)``; None otherwise."""
+        if self.qualname(call.func) not in DISTRIBUTE_TENSOR or len(call.args) != 3 or any(a.star for a in call.args):
+            return None
+        if any(a.keyword is not None for a in call.args):
+            return None
+        mesh, placements = call.args[1].value, call.args[2].value
+        if not (isinstance(mesh, cst.Attribute) and isinstance(placements, cst.Attribute)):
+            return None
+        if mesh.attr.value != "device_mesh" or placements.attr.value != "placements":
+            return None
+        like = code_of(mesh.value)
+        return like if like == code_of(placements.value) else None
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         self.targets += 1
@@ -99,9 +154,41 @@ class DTensorQueries(StatementRule):
         self.targets -= 1
         return updated
 
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.shards and self._like(node) is not None:
+            self.likes += 1
+
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         if not self.shards:
             return updated
+        if self.qualname(original.func) in SETTERS and any(
+            isinstance(n, cst.Arg)
+            and n.keyword is not None
+            and n.keyword.value == "broadcast_from_rank0"
+            and code_of(n.value) == "True"
+            for n in subtree(original)
+        ):
+            self.flag(
+                original,
+                f"`{snippet(original)}` broadcasts from rank 0, which needs a process group: the SPMD program has "
+                "none (one process holds the whole state); load the full state dict there "
+                "(`model.load_state_dict(full_sd)`, after `to_empty` and `xla_fully_shard_again` for a model on the "
+                f"meta device) ({SPMD_GUIDE})",
+            )
+        like = self._like(original)
+        if like is not None:
+            self.likes -= 1
+            self.ctx.forget_fixes_inside(original)  # the placements read inside goes with the call
+            self._uses(LIKE, original)
+            return self.replace(
+                original,
+                updated,
+                cst.parse_expression(f"{LIKE}({code_of(updated.args[0].value)}, {like})"),
+                f"`{snippet(original)}`: a full tensor laid out as `{like}` is, in the SPMD program `{LIKE}`, "
+                f"written into this file: the tensor on the device, marked with `{like}`'s layout ({SPMD_GUIDE})",
+                imports=[XS, TORCH_XLA],
+                drop_if_unused=imports_behind(self, original.func),
+            )
         func = original.func
         if isinstance(func, cst.Name) and func.value == "isinstance" and len(original.args) == 2:
             kind = original.args[1].value
@@ -126,10 +213,9 @@ class DTensorQueries(StatementRule):
         return updated
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute):
-        if not self.shards or self.targets or original.attr.value != "placements":
+        if not self.shards or self.targets or self.likes or original.attr.value != "placements":
             return updated
-        if self.first_use is None and self.ctx.statements and self.fixes(original):
-            self.first_use = self.ctx.statements[0]
+        self._uses(HELPER, original)
         return self.replace(
             original,
             updated,

@@ -1,12 +1,15 @@
 # fixture: target=spmd
 """The helpers an FSDP2 script imports, as PyTorch's FSDP2 example writes them (its utils.py and
-checkpoint.py): checks of the sharded model, a full state dict gathered from DTensors, and the
-prefetching it schedules by hand. The module neither joins a group nor builds a mesh: it is part
-of the SPMD program its script becomes. [XLA604, XLA628]"""
+checkpoint.py): checks of the sharded model, a full state dict gathered from DTensors and loaded
+back into their layouts (broadcast from rank 0: flagged), and the prefetching it schedules by
+hand. The module neither joins a group nor builds a mesh: it is part of the SPMD program its
+script becomes. [XLA604, XLA628]"""
 
 import torch
 from torch.distributed.fsdp import FSDPModule
+from torch.distributed.checkpoint.state_dict import StateDictOptions, set_model_state_dict
 from torch.distributed.tensor import DTensor, Shard
+import torch_xla
 import torch_xla.distributed.spmd as xs
 import torch_xla.runtime as xr
 
@@ -24,6 +27,19 @@ def xla_placements(tensor):
         split = [d for d, names in enumerate(spec) if axis == names or (isinstance(names, tuple) and axis in names)]
         placements.append(Shard(split[0]) if split else Replicate())
     return tuple(placements)
+
+
+def xla_distribute_like(tensor, like):
+    """DTensor's ``distribute_tensor(tensor, like.device_mesh, like.placements)`` in SPMD's form:
+    ``tensor`` on the XLA device with the layout of the SPMD program's tensor ``like`` (its
+    ``xla_partition_spec`` over the global mesh; whole where it has none). Written by xla-migrate
+    (XLA628)."""
+    tensor = tensor.to(torch_xla.device())
+    spec = getattr(like, "xla_partition_spec", None)
+    if spec is not None:
+        xs.mark_sharding(tensor, xs.get_global_mesh(), spec)
+        tensor.xla_partition_spec = spec
+    return tensor
 
 
 def inspect_model(model: FSDPModule):
@@ -62,3 +78,22 @@ def full_optimizer_state(opt):
             attr: value for attr, value in sharded_group.items()
         }
     return full_state
+
+
+def load_full_model_state_dict(model: FSDPModule, full_sd, dcp_api: bool):
+    if dcp_api:
+        # TODO(xla-migrate): XLA628 `set_model_state_dict(model=model, model_state_dict=full_s...` broadcasts from rank 0, which needs a process group: the SPMD program has none (one process holds the whole state); load the full state dict there (`model.load_state_dict(full_sd)`, after `to_empty` and `xla_fully_shard_again` for a model on the meta device) (https://docs.pytorch.org/xla/master/perf/spmd_basic.html)
+        set_model_state_dict(
+            model=model,
+            model_state_dict=full_sd,
+            options=StateDictOptions(full_state_dict=True, broadcast_from_rank0=True),
+        )
+        return
+    meta_sharded_sd = model.state_dict()
+    sharded_sd = {}
+    for param_name, full_tensor in full_sd.items():
+        sharded_meta_param = meta_sharded_sd.get(param_name)
+        sharded_tensor = xla_distribute_like(full_tensor, sharded_meta_param)
+        sharded_sd[param_name] = torch.nn.Parameter(sharded_tensor)
+    model.load_state_dict(sharded_sd, strict=False, assign=True)
+

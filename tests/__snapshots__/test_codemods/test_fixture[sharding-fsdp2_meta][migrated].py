@@ -1,13 +1,13 @@
 # fixture: target=spmd
 """A small transformer trained with FSDP2 the way PyTorch's FSDP2 example does it: the accelerator
 API for the device, the backend torch picks for it, the model built on the meta device, ``fully_shard``
-on each block and on the whole model with a dict of options, then ``to_empty`` and the model's own
-initialisation. The tokens are generated, so it runs anywhere.
+on each block and on the whole model with a dict of options, its checks of the sharded model, then
+``to_empty`` and the model's own initialisation, and the full state dict gathered at the end. The tokens are generated, so it runs anywhere.
 
     torchrun --standalone --nproc_per_node=8 fsdp2_meta.py
 
 Runnable: tests/test_sharding.py verifies its SPMD migration on four and eight CPU devices.
-[XLA105, XLA201, XLA202, XLA602, XLA604, XLA608, XLA609, XLA620, XLA622]
+[XLA105, XLA201, XLA202, XLA602, XLA604, XLA608, XLA609, XLA620, XLA622, XLA628]
 """
 
 import argparse
@@ -17,9 +17,25 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.distributed.fsdp import MixedPrecisionPolicy
+from torch.distributed.tensor import Shard
 import torch_xla
 import torch_xla.distributed.spmd as xs
 import torch_xla.runtime as xr
+
+
+def xla_placements(tensor):
+    """DTensor's placements of a tensor of the SPMD program, read from the layout xla-migrate's
+    marks keep (``xla_partition_spec``): for each axis of the global mesh, ``Shard(d)`` where it
+    splits dimension ``d``, else ``Replicate()``. Written by xla-migrate (XLA628)."""
+    from torch.distributed.tensor import Replicate, Shard
+
+    spec = getattr(tensor, "xla_partition_spec", None) or ()
+    mesh = xs.get_global_mesh()
+    placements = []
+    for axis in mesh.axis_names or range(len(mesh.mesh_shape)):
+        split = [d for d, names in enumerate(spec) if axis == names or (isinstance(names, tuple) and axis in names)]
+        placements.append(Shard(split[0]) if split else Replicate())
+    return tuple(placements)
 
 
 def xla_fully_shard(module, mesh, axis):
@@ -113,6 +129,8 @@ def main(args):
     for layer in model.layers:
         xla_fully_shard(layer, xs.get_global_mesh(), xs.get_global_mesh().axis_names[-1])
     xla_fully_shard(model, xs.get_global_mesh(), xs.get_global_mesh().axis_names[-1])
+    assert hasattr(model, "xla_fully_sharded")
+    assert all(xla_placements(param) == (Shard(0),) for param in model.parameters())
     model.to_empty(device=device)
     xla_fully_shard_again(model)
     model.reset_parameters()
@@ -129,6 +147,9 @@ def main(args):
         optim.zero_grad()
         if rank == 0:
             print(f"step {step}: loss {loss.item():.4f}")
+    full = {name: param.cpu() for name, param in model.state_dict().items()}
+    if rank == 0:
+        print(f"saved {len(full)} tensors, {sum(t.numel() for t in full.values())} numbers")
 
 
 if __name__ == "__main__":
