@@ -340,3 +340,18 @@ def test_fsdp2_queries_stay_where_the_script_stays_flagged():
         source.replace("from torch.distributed.pipelining import pipeline\n", ""), options_for()
     )
     assert 'assert hasattr(model, "xla_fully_sharded")\nfull = model.weight\n' in converted
+
+
+@pytest.mark.slow
+def test_fsdp2_mixed_precision_in_a_dict_of_options_keeps_the_losses(tmp_path, monkeypatch):
+    """PyTorch's FSDP2 example's ``--mixed-precision``: a MixedPrecisionPolicy in the dict of options
+    ``fully_shard(layer, **fsdp_kwargs)`` takes becomes bfloat16 autocast in ``xla_fully_shard``; in
+    float64 both runs compute in float64, the reference's gradients included (its policy's float32
+    reduction made float64: without it a mismatch of 1e-5 from the second step)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CPU_NUM_DEVICES", "4")
+    migrated, _ = migrate_code(FSDP2_META.read_text(), options_for(target="spmd"))
+    assert "**fsdp_kwargs)" in migrated and 'torch.autocast("xla", dtype=torch.bfloat16)' in migrated
+    result = run_verify(str(FSDP2_META), "--target", "spmd", *STEPS, "--", "--steps", "4", "--mixed-precision")
+    assert result.exit_code == 0, result.output
+    assert "verdict: match" in result.output and "float64: both runs computed in float64" in result.output

@@ -53,9 +53,19 @@ TPU_MODEL_PARALLEL = {
 }
 
 
-# DTensor's placements are data (``Shard(0)``), which runs anywhere: what they are handed to (a
-# ``distribute_tensor``, a parallel style) is flagged, and an SPMD program compares them (XLA628)
-PLACEMENTS = frozenset(f"{module}.{name}" for module in PLACEMENT_MODULES for name in ("Shard", "Replicate", "Partial"))
+# DTensor's placements (``Shard(0)``) and FSDP2's policies (``MixedPrecisionPolicy(...)``) are data,
+# which runs anywhere: what they are handed to (``distribute_tensor``, a parallel style,
+# ``fully_shard``) is flagged where it has no XLA form, and the SPMD program reads them (XLA622, XLA628)
+DATA = frozenset(
+    [
+        *(f"{module}.{name}" for module in PLACEMENT_MODULES for name in ("Shard", "Replicate", "Partial")),
+        *(
+            f"{module}.{name}"
+            for module in ("torch.distributed.fsdp", "torch.distributed._composable.fsdp")
+            for name in ("MixedPrecisionPolicy", "OffloadPolicy", "CPUOffloadPolicy")
+        ),
+    ]
+)
 
 
 class ModelParallelism(Rule):
@@ -101,7 +111,7 @@ class ModelParallelism(Rule):
         prefix = next((p for p in MODEL_PARALLEL if name == p or name.startswith(p + ".")), None)
         if (
             prefix is not None
-            and name not in PLACEMENTS
+            and name not in DATA
             and not (self.ctx.statements and id(self.ctx.statements[-1]) in self.ctx.todos)
         ):
             advice = MODEL_PARALLEL if self.ctx.runtime == "torch-xla" else TPU_MODEL_PARALLEL

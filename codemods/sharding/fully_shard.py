@@ -8,8 +8,9 @@ from codemods.sharding.common import FULLY_SHARD, SPMD_GUIDE, XS, StatementRule,
 from codemods.shared.definitions import with_definitions
 from migrate_xla.rule.api import TORCH, call_arg, code_nodes, code_of
 
-DROPPED = {
-    "mp_policy": "bfloat16 compute is `torch.autocast('xla', dtype=torch.bfloat16)` around the module's forward",
+# FSDP2's options, which the written function takes, and what each becomes there
+OPTIONS = {
+    "mp_policy": "a bfloat16 (or float16) `param_dtype` is the module's forward under bfloat16 autocast",
     "reshard_after_forward": "XLA's partitioner decides when a gathered parameter is freed",
     "offload_policy": "the parameters stay in device memory (no host offload): check that the model fits",
 }
@@ -17,13 +18,15 @@ HELPER = "xla_fully_shard"
 # after ``model.to_empty(device=...)``: the parameters it made, marked as fully_shard asked
 AGAIN = "xla_fully_shard_again"
 HELPER_DEF = f'''
-def {HELPER}(module, mesh, axis):
+def {HELPER}(module, mesh, axis, mp_policy=None, reshard_after_forward=None, offload_policy=None):
     """FSDP2's fully_shard in SPMD's form: each parameter's first dimension split over ``axis`` of
     ``mesh``, FSDP2's Shard(0), outside the layout tensor parallelism gave it (xla_parallelize_module
     keeps each in ``xla_partition_spec``), as FSDP2 shards a tensor-parallel DTensor. The module
     keeps the call (``xla_fully_sharded``: what FSDP2's FSDPModule says); a parameter on the meta
-    device has no memory to mark yet, and is marked once ``to_empty`` has given it some. Written
-    by xla-migrate (XLA622)."""
+    device has no memory to mark yet, and is marked once ``to_empty`` has given it some. FSDP2's
+    options: an ``mp_policy`` with bfloat16 (or float16) parameters runs the module's forward under
+    bfloat16 autocast; XLA decides when a gathered parameter is freed; nothing is offloaded to the
+    host. Written by xla-migrate (XLA622)."""
     module.xla_fully_sharded = (mesh, axis)
     for param in module.parameters():
         spec = getattr(param, "xla_partition_spec", (None,) * param.dim())
@@ -34,6 +37,8 @@ def {HELPER}(module, mesh, axis):
             xs.clear_sharding(param)
             xs.mark_sharding(param, mesh, spec)
         param.xla_partition_spec = spec
+    if getattr(mp_policy, "param_dtype", None) in (torch.bfloat16, torch.float16):
+        module.forward = torch.autocast("xla", dtype=torch.bfloat16)(module.forward)
     return module
 '''
 AGAIN_DEF = f'''
@@ -46,13 +51,6 @@ def {AGAIN}(model):
             {HELPER}(module, *module.xla_fully_sharded)
     return model
 '''
-
-
-# what a ``**kwargs`` of FSDP2's options passed to fully_shard (PyTorch's FSDP2 example) becomes
-KWARGS = (
-    "the options it holds are FSDP2's, and none is applied here (a `mesh` is the global mesh's; `mp_policy`, "
-    "set where the dict is filled, is flagged there)"
-)
 
 
 def _to_empty(call: cst.Call) -> cst.BaseExpression | None:
@@ -141,26 +139,27 @@ class FullyShardToMarks(StatementRule):
                 f"`{AGAIN}` marks them as `fully_shard` asked ({SPMD_GUIDE})",
                 imports=[XS],
             )
-        target, module, (mesh, axis), dropped, autocast = plan
+        target, module, (mesh, axis), options = plan
         axis = axis or f"{mesh}.axis_names[-1]"
         bound = f"{target} = " if target else ""  # fully_shard returns the module it shards, as the helper does
-        lines = [f"{bound}{HELPER}({module}, {mesh}, {axis})"]
+        # FSDP2's options as the call has them (with the other rules' fixes inside): the helper takes them
+        now = dict(zip(map(id, original.body[0].value.args), updated.body[0].value.args))
+        written = [code_of(now[id(a)].with_changes(comma=cst.MaybeSentinel.DEFAULT)) for a in options]
+        call = cst.parse_statement(f"{bound}{HELPER}({', '.join([module, mesh, axis, *written])})")
         self._uses_helper(original)
-        if autocast:
-            lines.append(f'{module}.forward = torch.autocast("xla", dtype=torch.bfloat16)({module}.forward)')
-        statements = [cst.parse_statement(line) for line in lines]
-        statements[0] = statements[0].with_changes(leading_lines=updated.leading_lines)
-        replacement = statements[0] if len(statements) == 1 else cst.FlattenSentinel(statements)
         reasons = "; ".join(
-            f"`{k}` dropped: {DROPPED[k]}" if k in DROPPED else f"`{k}` dropped: {KWARGS}" for k in dropped
+            f"`**{code_of(a.value)}`: FSDP2's options, which it takes as the keywords named here"
+            if a.star
+            else f"`{a.keyword.value}`: {OPTIONS[a.keyword.value]}"
+            for a in options
         )
         return self.replace(
             original,
             updated,
-            replacement,
-            f"`fully_shard` -> each parameter of `{module}` sharded on its first dimension over the mesh "
-            f"(`xs.mark_sharding`), FSDP2's layout ({SPMD_GUIDE})" + (f"; {reasons}" if reasons else ""),
-            imports=[XS, TORCH] if autocast else [XS],
+            call.with_changes(leading_lines=updated.leading_lines),
+            f"`fully_shard` -> `{HELPER}`, each parameter of `{module}` sharded on its first dimension over the "
+            f"mesh (`xs.mark_sharding`), FSDP2's layout ({SPMD_GUIDE})" + (f"; {reasons}" if reasons else ""),
+            imports=[XS, TORCH],
             drop_if_unused=imports_behind(self, original),
         )
 
@@ -185,34 +184,13 @@ class FullyShardToMarks(StatementRule):
             a.star == "*" or (a.star == "**" and not isinstance(a.value, cst.Name)) for a in call.args
         ):
             return None
-        dropped, autocast = [], False
-        for arg in call.args:
-            if arg.star:  # ``**fsdp_kwargs``, PyTorch's FSDP2 example
-                dropped.append(f"**{arg.value.value}")
-                continue
-            if arg.keyword is None or arg.keyword.value == "mesh":
-                continue
-            if arg.keyword.value == "mp_policy" and self._half(arg.value):
-                autocast = True
-            elif arg.keyword.value not in DROPPED:
-                return None
-            dropped.append(arg.keyword.value)
+        options = [a for a in call.args if a.star or (a.keyword is not None and a.keyword.value != "mesh")]
+        if any(a.keyword is not None and a.keyword.value not in OPTIONS for a in options):
+            return None  # an option the written function does not take: flagged
         mesh = call_arg(call, None, "mesh")
         if mesh is not None and not isinstance(mesh.value, (cst.Name, cst.Attribute)):
             return None
         module = call.args[0].value
-        if autocast and not isinstance(module, (cst.Name, cst.Attribute)):
-            return None
         if mesh is None:
-            return target, code_of(module), ("xs.get_global_mesh()", None), dropped, autocast
-        return target, code_of(module), self.mesh_of(mesh.value) or (code_of(mesh.value), None), dropped, autocast
-
-    def _half(self, value: cst.BaseExpression) -> bool:
-        """``MixedPrecisionPolicy(param_dtype=torch.bfloat16)`` (or float16) written in the call."""
-        if (
-            not isinstance(value, cst.Call)
-            or (self.qualname(value.func) or "").rsplit(".", 1)[-1] != "MixedPrecisionPolicy"
-        ):
-            return False
-        dtype = call_arg(value, 0, "param_dtype")
-        return dtype is not None and self.qualname(dtype.value) in ("torch.bfloat16", "torch.float16", "torch.half")
+            return target, code_of(module), ("xs.get_global_mesh()", None), options
+        return target, code_of(module), self.mesh_of(mesh.value) or (code_of(mesh.value), None), options

@@ -10,7 +10,7 @@ import sys
 import torch
 from torch.overrides import TorchFunctionMode
 
-from .shared import _is_ours
+from .shared import _after_import, _is_ours
 
 # -- float64: the exactness check ----------------------------------------------------------
 #
@@ -211,3 +211,21 @@ class _Uncounted:
 
 def _install_float64() -> None:
     torch.set_default_dtype(torch.float64)
+    _after_import(("torch.distributed.fsdp._fully_shard._fsdp_api",), _full_precision_fsdp2)
+
+
+def _full_precision_fsdp2(module) -> None:
+    """FSDP2's mixed precision in float64 too: a policy's lower dtypes (``param_dtype=torch.bfloat16``,
+    ``reduce_dtype=torch.float32``) are made float64's, as autocast's are, so that the reference's
+    gradients are not reduced in float32 behind the mode's back (PyTorch's FSDP2 example with
+    ``--mixed-precision``: a float64 mismatch of 1e-5 from its second step)."""
+    policy = module.MixedPrecisionPolicy
+    init = policy.__init__
+
+    def full(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        for name in ("param_dtype", "reduce_dtype", "output_dtype"):
+            if getattr(self, name, None) in LOW_FLOATS:
+                object.__setattr__(self, name, torch.float64)
+
+    policy.__init__ = full

@@ -20,13 +20,15 @@ import torch_xla.distributed.spmd as xs
 import torch_xla.runtime as xr
 
 
-def xla_fully_shard(module, mesh, axis):
+def xla_fully_shard(module, mesh, axis, mp_policy=None, reshard_after_forward=None, offload_policy=None):
     """FSDP2's fully_shard in SPMD's form: each parameter's first dimension split over ``axis`` of
     ``mesh``, FSDP2's Shard(0), outside the layout tensor parallelism gave it (xla_parallelize_module
     keeps each in ``xla_partition_spec``), as FSDP2 shards a tensor-parallel DTensor. The module
     keeps the call (``xla_fully_sharded``: what FSDP2's FSDPModule says); a parameter on the meta
-    device has no memory to mark yet, and is marked once ``to_empty`` has given it some. Written
-    by xla-migrate (XLA622)."""
+    device has no memory to mark yet, and is marked once ``to_empty`` has given it some. FSDP2's
+    options: an ``mp_policy`` with bfloat16 (or float16) parameters runs the module's forward under
+    bfloat16 autocast; XLA decides when a gathered parameter is freed; nothing is offloaded to the
+    host. Written by xla-migrate (XLA622)."""
     module.xla_fully_sharded = (mesh, axis)
     for param in module.parameters():
         spec = getattr(param, "xla_partition_spec", (None,) * param.dim())
@@ -37,6 +39,8 @@ def xla_fully_shard(module, mesh, axis):
             xs.clear_sharding(param)
             xs.mark_sharding(param, mesh, spec)
         param.xla_partition_spec = spec
+    if getattr(mp_policy, "param_dtype", None) in (torch.bfloat16, torch.float16):
+        module.forward = torch.autocast("xla", dtype=torch.bfloat16)(module.forward)
     return module
 
 

@@ -7,7 +7,7 @@ on each block and on the whole model with a dict of options, its checks of the s
     torchrun --standalone --nproc_per_node=8 fsdp2_meta.py
 
 Runnable: tests/test_sharding.py verifies its SPMD migration on four and eight CPU devices.
-[XLA105, XLA201, XLA202, XLA602, XLA604, XLA608, XLA609, XLA620, XLA622, XLA628]
+[XLA105, XLA201, XLA202, XLA602, XLA604, XLA609, XLA620, XLA622, XLA628]
 """
 
 import argparse
@@ -38,13 +38,15 @@ def xla_placements(tensor):
     return tuple(placements)
 
 
-def xla_fully_shard(module, mesh, axis):
+def xla_fully_shard(module, mesh, axis, mp_policy=None, reshard_after_forward=None, offload_policy=None):
     """FSDP2's fully_shard in SPMD's form: each parameter's first dimension split over ``axis`` of
     ``mesh``, FSDP2's Shard(0), outside the layout tensor parallelism gave it (xla_parallelize_module
     keeps each in ``xla_partition_spec``), as FSDP2 shards a tensor-parallel DTensor. The module
     keeps the call (``xla_fully_sharded``: what FSDP2's FSDPModule says); a parameter on the meta
-    device has no memory to mark yet, and is marked once ``to_empty`` has given it some. Written
-    by xla-migrate (XLA622)."""
+    device has no memory to mark yet, and is marked once ``to_empty`` has given it some. FSDP2's
+    options: an ``mp_policy`` with bfloat16 (or float16) parameters runs the module's forward under
+    bfloat16 autocast; XLA decides when a gathered parameter is freed; nothing is offloaded to the
+    host. Written by xla-migrate (XLA622)."""
     module.xla_fully_sharded = (mesh, axis)
     for param in module.parameters():
         spec = getattr(param, "xla_partition_spec", (None,) * param.dim())
@@ -55,6 +57,8 @@ def xla_fully_shard(module, mesh, axis):
             xs.clear_sharding(param)
             xs.mark_sharding(param, mesh, spec)
         param.xla_partition_spec = spec
+    if getattr(mp_policy, "param_dtype", None) in (torch.bfloat16, torch.float16):
+        module.forward = torch.autocast("xla", dtype=torch.bfloat16)(module.forward)
     return module
 
 
@@ -124,11 +128,10 @@ def main(args):
         model = Transformer(args.layers)
     fsdp_kwargs = {}
     if args.mixed_precision:
-        # TODO(xla-migrate): XLA608 `MixedPrecisionPolicy` is `torch.distributed.fsdp`: use PyTorch/XLA's FSDP (`torch_xla.distributed.fsdp`, or FSDP via SPMD), see https://docs.pytorch.org/xla/master/perf/fsdp.html
         fsdp_kwargs["mp_policy"] = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
     for layer in model.layers:
-        xla_fully_shard(layer, xs.get_global_mesh(), xs.get_global_mesh().axis_names[-1])
-    xla_fully_shard(model, xs.get_global_mesh(), xs.get_global_mesh().axis_names[-1])
+        xla_fully_shard(layer, xs.get_global_mesh(), xs.get_global_mesh().axis_names[-1], **fsdp_kwargs)
+    xla_fully_shard(model, xs.get_global_mesh(), xs.get_global_mesh().axis_names[-1], **fsdp_kwargs)
     assert hasattr(model, "xla_fully_sharded")
     assert all(xla_placements(param) == (Shard(0),) for param in model.parameters())
     model.to_empty(device=device)

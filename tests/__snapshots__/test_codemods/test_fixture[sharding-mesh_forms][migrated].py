@@ -4,6 +4,7 @@ devices the runtime has, fully_shard's keywords go with their reason or are flag
 
 import torch
 from torch.distributed.device_mesh import init_device_mesh
+from torch.distributed.fsdp import MixedPrecisionPolicy
 import numpy as np
 import torch_xla
 import torch_xla.distributed.parallel_loader as pl
@@ -11,13 +12,15 @@ import torch_xla.distributed.spmd as xs
 import torch_xla.runtime as xr
 
 
-def xla_fully_shard(module, mesh, axis):
+def xla_fully_shard(module, mesh, axis, mp_policy=None, reshard_after_forward=None, offload_policy=None):
     """FSDP2's fully_shard in SPMD's form: each parameter's first dimension split over ``axis`` of
     ``mesh``, FSDP2's Shard(0), outside the layout tensor parallelism gave it (xla_parallelize_module
     keeps each in ``xla_partition_spec``), as FSDP2 shards a tensor-parallel DTensor. The module
     keeps the call (``xla_fully_sharded``: what FSDP2's FSDPModule says); a parameter on the meta
-    device has no memory to mark yet, and is marked once ``to_empty`` has given it some. Written
-    by xla-migrate (XLA622)."""
+    device has no memory to mark yet, and is marked once ``to_empty`` has given it some. FSDP2's
+    options: an ``mp_policy`` with bfloat16 (or float16) parameters runs the module's forward under
+    bfloat16 autocast; XLA decides when a gathered parameter is freed; nothing is offloaded to the
+    host. Written by xla-migrate (XLA622)."""
     module.xla_fully_sharded = (mesh, axis)
     for param in module.parameters():
         spec = getattr(param, "xla_partition_spec", (None,) * param.dim())
@@ -28,6 +31,8 @@ def xla_fully_shard(module, mesh, axis):
             xs.clear_sharding(param)
             xs.mark_sharding(param, mesh, spec)
         param.xla_partition_spec = spec
+    if getattr(mp_policy, "param_dtype", None) in (torch.bfloat16, torch.float16):
+        module.forward = torch.autocast("xla", dtype=torch.bfloat16)(module.forward)
     return module
 
 
@@ -48,10 +53,9 @@ def build(model, tp_size, loader, batches, loss_fn):
     # TODO(xla-migrate): XLA623 `mesh["dp"]`: an `xs.Mesh` has no sub-meshes; pass the mesh and name the axis (`xla_parallelize_module(module, mesh, plan, axis="tp")`, `xs.mark_sharding(t, mesh, ("dp", None))`), or keep the sub-mesh in a name of its own used only as a mesh argument (https://docs.pytorch.org/xla/master/perf/spmd_basic.html)
     groups = (mesh["dp"], mesh["tp"])
     for layer in model.layers:
-        xla_fully_shard(layer, mesh, mesh.axis_names[-1])
+        xla_fully_shard(layer, mesh, mesh.axis_names[-1], reshard_after_forward=True)
     xla_fully_shard(model.head, xs.get_global_mesh(), xs.get_global_mesh().axis_names[-1])
-    xla_fully_shard(model, mesh, mesh.axis_names[-1])
-    model.forward = torch.autocast("xla", dtype=torch.bfloat16)(model.forward)
+    xla_fully_shard(model, mesh, mesh.axis_names[-1], mp_policy=MixedPrecisionPolicy(param_dtype=torch.bfloat16))
     sharded = xla_fully_shard(model.embed, mesh, mesh.axis_names[-1])
     for x, y in pl.MpDeviceLoader(loader, torch_xla.device()):
         xs.mark_sharding(x, xs.get_global_mesh(), (xs.get_global_mesh().axis_names,) + (None,) * (x.dim() - 1))
