@@ -41,9 +41,10 @@ def {HELPER}(tensor):
 
 DISTRIBUTE_TENSOR = ("torch.distributed.tensor.distribute_tensor", "torch.distributed._tensor.distribute_tensor")
 # torch.distributed.checkpoint's state-dict setters, which broadcast from rank 0 when asked to
-SETTERS = tuple(
-    f"torch.distributed.checkpoint.state_dict.{name}" for name in ("set_model_state_dict", "set_optimizer_state_dict")
-)
+SETTERS = {
+    name: f"torch.distributed.checkpoint.state_dict.{name}"
+    for name in ("set_model_state_dict", "set_optimizer_state_dict")
+}
 LIKE = "xla_distribute_like"
 LIKE_DEF = f'''
 def {LIKE}(tensor, like):
@@ -92,7 +93,13 @@ class DTensorQueries(StatementRule):
     TRIGGERS = (
         words("FSDPModule", "placements", "full_tensor", "distribute_tensor", "broadcast_from_rank0", *SCHEDULING),
     )
-    REQUIRES = (r"torch\.distributed\.(?:fsdp|_composable|tensor|_tensor)\b",)
+    # FSDP2 code (a script's or its helpers': PyTorch's FSDP2 example's utils.py and checkpoint.py
+    # annotate with FSDPModule) that imports FSDP2's or DTensor's public names, not torch's own modules
+    REQUIRES = (
+        words("FSDPModule", "fully_shard"),
+        r"torch\.distributed\.(?:fsdp|tensor|_composable\.fsdp)[ \t]+import\b"
+        r"|import[ \t]+torch\.distributed\.(?:fsdp|tensor)\b",
+    )
     BEFORE = (
         "import torch\nfrom torch.distributed.fsdp import FSDPModule\n\n\n"
         "def inspect(model):\n    assert isinstance(model, FSDPModule)\n    model.unshard()\n"
@@ -105,6 +112,12 @@ class DTensorQueries(StatementRule):
         "    return {n: p for n, p in model.named_parameters()}\n"
     )
 
+    @classmethod
+    def whole_module(cls, text: str, settings) -> bool:
+        """Where the text may set processes up, whether the family converts the file is the whole
+        file's question; elsewhere each conversion reads its own statement, and a slice will do."""
+        return may_shard(text)
+
     def visit_Module(self, node: cst.Module) -> None:
         super().visit_Module(node)
         # a module that neither joins a group nor builds a mesh belongs to its script's program
@@ -115,10 +128,13 @@ class DTensorQueries(StatementRule):
         self.defined = {s.name.value for s in node.body if isinstance(s, cst.FunctionDef)}
         self.targets = 0  # inside an assignment's target: an attribute written, not read
         self.likes = 0  # inside a distribute_tensor call that becomes xla_distribute_like
+        self.distributes = self.shards and "distribute_tensor" in self.ctx.source  # (a walk a statement only then)
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
         written = {HELPER: HELPER_DEF, LIKE: LIKE_DEF}
         wanted = [name for name in written if name in self.uses and name not in self.defined]
+        if wanted:
+            self.ctx.need_whole_module(*wanted, defined=True)  # a slice may have left their definitions out
         if not wanted:
             return updated
         first = min((original.body.index(self.uses[name]) for name in wanted), default=0)
@@ -130,14 +146,12 @@ class DTensorQueries(StatementRule):
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         super().visit_SimpleStatementLine(node)
-        if self.shards and any(isinstance(n, cst.Call) and self._like(n) is not None for n in subtree(node)):
+        if self.distributes and any(isinstance(n, cst.Call) and self._like(n) is not None for n in subtree(node)):
             self.claim(node)  # XLA608 flags distribute_tensor: here it has an SPMD form
 
     def _like(self, call: cst.Call) -> str | None:
         """The code of ``x`` in ``distribute_tensor(t, x.device_mesh, x.placements)``; None otherwise."""
-        if self.qualname(call.func) not in DISTRIBUTE_TENSOR or len(call.args) != 3 or any(a.star for a in call.args):
-            return None
-        if any(a.keyword is not None for a in call.args):
+        if len(call.args) != 3 or any(a.star or a.keyword is not None for a in call.args):
             return None
         mesh, placements = call.args[1].value, call.args[2].value
         if not (isinstance(mesh, cst.Attribute) and isinstance(placements, cst.Attribute)):
@@ -145,7 +159,9 @@ class DTensorQueries(StatementRule):
         if mesh.attr.value != "device_mesh" or placements.attr.value != "placements":
             return None
         like = code_of(mesh.value)
-        return like if like == code_of(placements.value) else None
+        if like != code_of(placements.value) or self.qualname(call.func) not in DISTRIBUTE_TENSOR:
+            return None
+        return like
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         self.targets += 1
@@ -155,19 +171,12 @@ class DTensorQueries(StatementRule):
         return updated
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.shards and self._like(node) is not None:
+        if self.shards and _called(node) == "distribute_tensor" and self._like(node) is not None:
             self.likes += 1
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
-        if not self.shards:
-            return updated
-        if self.qualname(original.func) in SETTERS and any(
-            isinstance(n, cst.Arg)
-            and n.keyword is not None
-            and n.keyword.value == "broadcast_from_rank0"
-            and code_of(n.value) == "True"
-            for n in subtree(original)
-        ):
+        name = _called(original) if self.shards else None
+        if name in SETTERS and self.qualname(original.func) == SETTERS[name] and _broadcasts(original):
             self.flag(
                 original,
                 f"`{snippet(original)}` broadcasts from rank 0, which needs a process group: the SPMD program has "
@@ -175,8 +184,8 @@ class DTensorQueries(StatementRule):
                 "(`model.load_state_dict(full_sd)`, after `to_empty` and `xla_fully_shard_again` for a model on the "
                 f"meta device) ({SPMD_GUIDE})",
             )
-        like = self._like(original)
-        if like is not None:
+        elif name == "distribute_tensor" and self._like(original) is not None:
+            like = self._like(original)
             self.likes -= 1
             self.ctx.forget_fixes_inside(original)  # the placements read inside goes with the call
             self._uses(LIKE, original)
@@ -189,20 +198,18 @@ class DTensorQueries(StatementRule):
                 imports=[XS, TORCH_XLA],
                 drop_if_unused=imports_behind(self, original.func),
             )
-        func = original.func
-        if isinstance(func, cst.Name) and func.value == "isinstance" and len(original.args) == 2:
+        elif name == "isinstance" and len(original.args) == 2 and not original.args[1].star:
             kind = original.args[1].value
-            if not original.args[1].star and self.qualname(kind) in FSDP_MODULE:
-                module = updated.args[0].value
+            if self.qualname(kind) in FSDP_MODULE:
                 return self.replace(
                     original,
                     updated,
-                    cst.parse_expression(f'hasattr({code_of(module)}, "xla_fully_sharded")'),
+                    cst.parse_expression(f'hasattr({code_of(updated.args[0].value)}, "xla_fully_sharded")'),
                     f"`{snippet(original)}`: in the SPMD program a module FSDP2 shards is one `xla_fully_shard` "
                     f"was given (XLA622), which it keeps as `xla_fully_sharded` ({SPMD_GUIDE})",
                     drop_if_unused=imports_behind(self, kind),
                 )
-        if isinstance(func, cst.Attribute) and func.attr.value == "full_tensor" and not original.args:
+        elif name == "full_tensor" and isinstance(original.func, cst.Attribute) and not original.args:
             return self.replace(
                 original,
                 updated,
@@ -244,3 +251,22 @@ class DTensorQueries(StatementRule):
             f"`{snippet(original.body[0].value)}`: FSDP2's scheduling by hand; {SCHEDULING[method]}: removed "
             f"({SPMD_GUIDE})",
         )
+
+
+def _called(call: cst.Call) -> str | None:
+    """The name a call calls by: ``full_tensor`` for ``t.full_tensor()``, ``isinstance``."""
+    func = call.func
+    if type(func) is cst.Attribute:
+        return func.attr.value
+    return func.value if type(func) is cst.Name else None
+
+
+def _broadcasts(call: cst.Call) -> bool:
+    """Whether ``broadcast_from_rank0=True`` is written in the call (in its options)."""
+    return any(
+        isinstance(n, cst.Arg)
+        and n.keyword is not None
+        and n.keyword.value == "broadcast_from_rank0"
+        and code_of(n.value) == "True"
+        for n in subtree(call)
+    )
