@@ -77,13 +77,14 @@ class DTensorQueries(StatementRule):
     laid out as another DTensor is (the example's checkpoint loading), becomes
     ``xla_distribute_like(t, x)``, written into the file: ``t`` on the device with ``x``'s layout.
     A state-dict setter of torch.distributed.checkpoint asked to broadcast from rank 0 is flagged:
-    the broadcast needs a process group, which the one program has not. Left as written each raises on a plain tensor or module, as
-    PyTorch's FSDP2 example's checks (``inspect_model``) and checkpoints did. Where a script
-    joins a group or builds a mesh it acts only when the family converts the script; a module
-    that does neither (the example's ``utils.py`` and ``checkpoint.py``, which its script
-    imports) is part of the SPMD program its script becomes, under the default target and
-    ``--target spmd``. ``t.to_local()`` has no SPMD form (a process holds every shard): XLA608
-    stays.
+    the broadcast needs a process group, which the one program has not. Left as written each of
+    these raises on a plain tensor or module, as PyTorch's FSDP2 example's checks
+    (``inspect_model``) and checkpoints did. It acts in FSDP2 code (a file that names
+    ``FSDPModule`` or ``fully_shard`` and imports FSDP2's or DTensor's public names): where the
+    file joins a group or builds a mesh, only when the family converts it; a module that does
+    neither (the example's ``utils.py`` and ``checkpoint.py``, which its script imports) is part
+    of the SPMD program its script becomes, under the default target and ``--target spmd``.
+    ``t.to_local()`` has no SPMD form (a process holds every shard): XLA608 stays.
     """
 
     CODE = "XLA628"
