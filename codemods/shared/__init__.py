@@ -18,6 +18,11 @@ here, under the name of what it is (tests/test_architecture.py checks it):
                        (amp, cuda_only)
     launch_plan.py     what a file's mp.spawn calls need: the world sizes counted before them, the
                        workers (distributed's XLA601 and XLA604; whether sharding can call the worker once)
+    sharded_models.py  whether a file shards its model the way the sharding family converts it
+                       (sharding, targets' XLA671-XLA672)
+    spmd_start.py      where ``xr.use_spmd()`` goes: the start of the script's run (sharding's
+                       XLA620 and XLA623, targets' XLA670)
+    definitions.py     functions and classes a fix writes into the file, where every use sees them
 
 An analysis that the rules of one family share lives in that family's package
 (``amp/scaler_analysis.py``, ``amp/dtype_choices.py``).
