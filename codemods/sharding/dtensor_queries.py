@@ -123,9 +123,8 @@ class DTensorQueries(StatementRule):
         super().visit_Module(node)
         # a module that neither joins a group nor builds a mesh belongs to its script's program
         self.shards = self.shards or not may_shard(self.ctx.source)
-        self.uses: dict[
-            str, cst.CSTNode
-        ] = {}  # each function written into the file: its first use's top-level statement
+        # each function written into the file: the top-level statement of its first use
+        self.uses: dict[str, cst.CSTNode] = {}
         self.defined = {s.name.value for s in node.body if isinstance(s, cst.FunctionDef)}
         self.targets = 0  # inside an assignment's target: an attribute written, not read
         self.likes = 0  # inside a distribute_tensor call that becomes xla_distribute_like
@@ -134,10 +133,9 @@ class DTensorQueries(StatementRule):
     def leave_Module(self, original: cst.Module, updated: cst.Module):
         written = {HELPER: HELPER_DEF, LIKE: LIKE_DEF}
         wanted = [name for name in written if name in self.uses and name not in self.defined]
-        if wanted:
-            self.ctx.need_whole_module(*wanted, defined=True)  # a slice may have left their definitions out
         if not wanted:
             return updated
+        self.ctx.need_whole_module(*wanted, defined=True)  # a slice may have left their definitions out
         first = min((original.body.index(self.uses[name]) for name in wanted), default=0)
         return with_definitions(original, updated, [written[name] for name in wanted], original.body[first])
 
@@ -185,8 +183,7 @@ class DTensorQueries(StatementRule):
                 "(`model.load_state_dict(full_sd)`, after `to_empty` and `xla_fully_shard_again` for a model on the "
                 f"meta device) ({SPMD_GUIDE})",
             )
-        elif name == "distribute_tensor" and self._like(original) is not None:
-            like = self._like(original)
+        elif name == "distribute_tensor" and (like := self._like(original)) is not None:
             self.likes -= 1
             self.ctx.forget_fixes_inside(original)  # the placements read inside goes with the call
             self._uses(LIKE, original)

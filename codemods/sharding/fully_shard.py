@@ -83,11 +83,11 @@ class FullyShardToMarks(StatementRule):
     FSDP2 example) has no memory to mark yet: after ``to_empty``, ``xla_fully_shard_again(model)``,
     written into the file too, marks the parameters it made as the calls asked.
     The mesh is the call's ``mesh=`` (an ``xs.Mesh`` after XLA623; a sub-mesh, ``mesh["dp"]``, that
-    mesh and its axis), else the global mesh. ``reshard_after_forward``
-    and ``offload_policy`` go, with the reason; ``mp_policy=MixedPrecisionPolicy(param_dtype=
-    torch.bfloat16)`` becomes the module's forward under bfloat16 autocast, as XLA621 does for
-    FSDP v1's ``MixedPrecision``; a ``**kwargs`` of options goes with its reason (its
-    ``mp_policy`` stays flagged where the dict is filled); ``sharded = fully_shard(model)`` binds
+    mesh and its axis), else the global mesh. FSDP2's options are passed on to ``xla_fully_shard``
+    as the call wrote them, a ``**kwargs`` of them too (PyTorch's FSDP2 example): an ``mp_policy``
+    whose ``param_dtype`` is bfloat16 or float16 runs the module's forward under bfloat16
+    autocast, as XLA621 does for FSDP v1's ``MixedPrecision``; ``reshard_after_forward`` and
+    ``offload_policy`` are XLA's to decide (no host offload). ``sharded = fully_shard(model)`` binds
     the module itself, as FSDP2 returns it; other keywords, or a call whose value is used otherwise,
     are flagged (XLA608 stays).
     """
