@@ -76,6 +76,13 @@ SABOTAGES = {
         "num_replicas=xr.world_size()",
         "num_replicas=xr.global_runtime_device_count()",
     ),
+    # the resumed run loads the model's state dict but not the optimizer's: Adam starts again from
+    # zero moments after the first step
+    "resume-without-optimizer-state": (
+        FSDP2_META,
+        "    xla_set_optimizer_state_dict(model=model, optimizers=optim, optim_state_dict=optim_state, options=loading)\n",
+        "",
+    ),
 }
 
 

@@ -7,7 +7,7 @@ import libcst as cst
 from codemods.sharding.common import SPMD_GUIDE, XS, StatementRule, imports_behind
 from codemods.shared.definitions import with_definitions
 from codemods.shared.sharded_models import may_shard
-from migrate_xla.rule.api import TORCH_XLA, code_of, snippet, subtree, words
+from migrate_xla.rule.api import TORCH, TORCH_XLA, code_of, snippet, subtree, words
 
 FSDP_MODULE = (
     "torch.distributed.fsdp.FSDPModule",
@@ -40,11 +40,6 @@ def {HELPER}(tensor):
 '''
 
 DISTRIBUTE_TENSOR = ("torch.distributed.tensor.distribute_tensor", "torch.distributed._tensor.distribute_tensor")
-# torch.distributed.checkpoint's state-dict setters, which broadcast from rank 0 when asked to
-SETTERS = {
-    name: f"torch.distributed.checkpoint.state_dict.{name}"
-    for name in ("set_model_state_dict", "set_optimizer_state_dict")
-}
 LIKE = "xla_distribute_like"
 LIKE_DEF = f'''
 def {LIKE}(tensor, like):
@@ -59,6 +54,70 @@ def {LIKE}(tensor, like):
         tensor.xla_partition_spec = spec
     return tensor
 '''
+# torch.distributed.checkpoint's state-dict setters, in SPMD's form: the one process holds the whole
+# state, which each loads in the layouts of the program's own tensors
+SET_MODEL, SET_OPTIM, SET_BOTH = "xla_set_model_state_dict", "xla_set_optimizer_state_dict", "xla_set_state_dict"
+SET_MODEL_DEF = f'''
+def {SET_MODEL}(model, model_state_dict, *, options=None):
+    """torch.distributed.checkpoint's ``set_model_state_dict`` in SPMD's form: the one process holds
+    the whole state dict (no broadcast from rank 0), and each of its tensors takes the place of the
+    model's own, on the XLA device in that tensor's layout (a parameter on the meta device too:
+    ``xla_fully_shard`` recorded its layout); ``options.strict`` is kept. Written by xla-migrate
+    (XLA628)."""
+    own = model.state_dict(keep_vars=True)
+    loaded = {{}}
+    for name, value in model_state_dict.items():
+        like = own.get(name)
+        if like is not None and torch.is_tensor(value):
+            value = {LIKE}(value, like)
+            if isinstance(like, torch.nn.Parameter):
+                value = torch.nn.Parameter(value, requires_grad=like.requires_grad)
+                if hasattr(like, "xla_partition_spec"):
+                    value.xla_partition_spec = like.xla_partition_spec
+        loaded[name] = value
+    return model.load_state_dict(loaded, strict=options is None or options.strict, assign=True)
+'''
+SET_OPTIM_DEF = f'''
+def {SET_OPTIM}(model, optimizers, optim_state_dict, *, options=None):
+    """torch.distributed.checkpoint's ``set_optimizer_state_dict`` in SPMD's form: loaded by torch
+    without the broadcast from rank 0 (the one process holds the whole state dict), each state
+    tensor of a parameter's shape then laid out as the parameter is. Written by xla-migrate (XLA628)."""
+    import dataclasses
+
+    from torch.distributed.checkpoint.state_dict import StateDictOptions, set_optimizer_state_dict
+
+    options = dataclasses.replace(options or StateDictOptions(), broadcast_from_rank0=False)
+    set_optimizer_state_dict(model, optimizers, optim_state_dict, options=options)
+    for optimizer in optimizers if isinstance(optimizers, (list, tuple)) else [optimizers]:
+        for param, state in optimizer.state.items():
+            for key, value in state.items():
+                if torch.is_tensor(value) and value.dim() > 0 and value.shape == param.shape:
+                    state[key] = {LIKE}(value, param)
+'''
+SET_BOTH_DEF = f'''
+def {SET_BOTH}(model, optimizers, *, model_state_dict, optim_state_dict, options=None):
+    """torch.distributed.checkpoint's ``set_state_dict`` in SPMD's form: ``{SET_MODEL}`` and
+    ``{SET_OPTIM}``. Written by xla-migrate (XLA628)."""
+    keys = {SET_MODEL}(model, model_state_dict, options=options)
+    {SET_OPTIM}(model, optimizers, optim_state_dict, options=options)
+    return keys
+'''
+SETTERS = {
+    name: (f"torch.distributed.checkpoint.state_dict.{name}", helper)
+    for name, helper in (
+        ("set_model_state_dict", SET_MODEL),
+        ("set_optimizer_state_dict", SET_OPTIM),
+        ("set_state_dict", SET_BOTH),
+    )
+}
+# the functions the rule writes into the file: each one's code and the written functions it calls
+WRITTEN = {
+    HELPER: (HELPER_DEF, ()),
+    LIKE: (LIKE_DEF, ()),
+    SET_MODEL: (SET_MODEL_DEF, (LIKE,)),
+    SET_OPTIM: (SET_OPTIM_DEF, (LIKE,)),
+    SET_BOTH: (SET_BOTH_DEF, (SET_MODEL, SET_OPTIM, LIKE)),
+}
 
 
 class DTensorQueries(StatementRule):
@@ -76,9 +135,13 @@ class DTensorQueries(StatementRule):
     schedules the all-gathers); ``distribute_tensor(t, x.device_mesh, x.placements)``, a full tensor
     laid out as another DTensor is (the example's checkpoint loading), becomes
     ``xla_distribute_like(t, x)``, written into the file: ``t`` on the device with ``x``'s layout.
-    A state-dict setter of torch.distributed.checkpoint asked to broadcast from rank 0 is flagged:
-    the broadcast needs a process group, which the one program has not. Left as written each of
-    these raises on a plain tensor or module, as PyTorch's FSDP2 example's checks
+    torch.distributed.checkpoint's state-dict setters (``set_model_state_dict``,
+    ``set_optimizer_state_dict``, ``set_state_dict``; the example's ``--dcp-api``) become the same
+    calls of functions written into the file, ``xla_set_model_state_dict`` and its kin: the one
+    process holds the whole state (torch's broadcast from rank 0 needs a process group, and its
+    model on the meta device a group's device), loaded in the layouts of the program's own tensors
+    (the optimizer's by torch without the broadcast, then laid out as its parameters). Left as
+    written each of these raises on a plain tensor or module, as PyTorch's FSDP2 example's checks
     (``inspect_model``) and checkpoints did. It acts in FSDP2 code (a file that names
     ``FSDPModule`` or ``fully_shard`` and imports FSDP2's or DTensor's public names): where the
     file joins a group or builds a mesh, only when the family converts it; a module that does
@@ -89,11 +152,12 @@ class DTensorQueries(StatementRule):
 
     CODE = "XLA628"
     NAME = "dtensor-queries"
-    SUMMARY = "isinstance(m, FSDPModule), p.placements, t.full_tensor() and m.unshard() in the SPMD program's terms"
-    FIX = "safe"
-    TRIGGERS = (
-        words("FSDPModule", "placements", "full_tensor", "distribute_tensor", "broadcast_from_rank0", *SCHEDULING),
+    SUMMARY = (
+        "isinstance(m, FSDPModule), p.placements, t.full_tensor(), m.unshard() and the state-dict setters "
+        "in the SPMD program's terms"
     )
+    FIX = "safe"
+    TRIGGERS = (words("FSDPModule", "placements", "full_tensor", "distribute_tensor", *SETTERS, *SCHEDULING),)
     # FSDP2 code (a script's or its helpers': PyTorch's FSDP2 example's utils.py and checkpoint.py
     # annotate with FSDPModule) that imports FSDP2's or DTensor's public names, not torch's own modules
     REQUIRES = (
@@ -131,17 +195,23 @@ class DTensorQueries(StatementRule):
         self.distributes = self.shards and "distribute_tensor" in self.ctx.source  # (a walk a statement only then)
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
-        written = {HELPER: HELPER_DEF, LIKE: LIKE_DEF}
-        wanted = [name for name in written if name in self.uses and name not in self.defined]
+        used = {name for name in self.uses for name in (name, *WRITTEN[name][1])}
+        wanted = [name for name in WRITTEN if name in used and name not in self.defined]
         if not wanted:
             return updated
         self.ctx.need_whole_module(*wanted, defined=True)  # a slice may have left their definitions out
-        first = min((original.body.index(self.uses[name]) for name in wanted), default=0)
-        return with_definitions(original, updated, [written[name] for name in wanted], original.body[first])
+        first = min(original.body.index(statement) for statement in self.uses.values())
+        return with_definitions(original, updated, [WRITTEN[name][0] for name in wanted], original.body[first])
 
     def _uses(self, name: str, node: cst.CSTNode) -> None:
         if name not in self.uses and self.ctx.statements and self.fixes(node):
             self.uses[name] = self.ctx.statements[0]
+
+    def _in_written(self) -> bool:
+        """Whether the statement is in a function this rule wrote (``xla_set_optimizer_state_dict``
+        calls torch's setter)."""
+        top = self.ctx.statements[0] if self.ctx.statements else None
+        return isinstance(top, cst.FunctionDef) and top.name.value in WRITTEN
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         super().visit_SimpleStatementLine(node)
@@ -175,13 +245,18 @@ class DTensorQueries(StatementRule):
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         name = _called(original) if self.shards else None
-        if name in SETTERS and self.qualname(original.func) == SETTERS[name] and _broadcasts(original):
-            self.flag(
+        if name in SETTERS and self.qualname(original.func) == SETTERS[name][0] and not self._in_written():
+            helper = SETTERS[name][1]
+            self._uses(helper, original)
+            why = " (its broadcast from rank 0 has no process group to run on)" if _broadcasts(original) else ""
+            return self.replace(
                 original,
-                f"`{snippet(original)}` broadcasts from rank 0, which needs a process group: the SPMD program has "
-                "none (one process holds the whole state); load the full state dict there "
-                "(`model.load_state_dict(full_sd)`, after `to_empty` and `xla_fully_shard_again` for a model on the "
-                f"meta device) ({SPMD_GUIDE})",
+                updated,
+                updated.with_changes(func=cst.Name(helper)),
+                f"`{snippet(original)}`: the SPMD program's one process holds the whole state{why}; `{helper}`, "
+                f"written into this file, loads each tensor in the layout of the program's own ({SPMD_GUIDE})",
+                imports=[TORCH, XS, TORCH_XLA],
+                drop_if_unused=imports_behind(self, original.func),
             )
         elif name == "distribute_tensor" and (like := self._like(original)) is not None:
             self.likes -= 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import os
 import signal
+import sys
 from typing import TYPE_CHECKING
 
 import torch
@@ -27,7 +28,8 @@ def _install_hooks(recorder: Recorder) -> None:
 
     def after_step(optimizer, args, kwargs):
         _live_optimizers.setdefault(optimizer)
-        recorder.on_step()
+        if not _initialising_state():
+            recorder.on_step()
 
     optim_impl.register_optimizer_step_post_hook(after_step)
 
@@ -87,3 +89,17 @@ def _write_record_on_sigterm(recorder: Recorder) -> None:
         signal.signal(signal.SIGTERM, on_sigterm)
     except ValueError:  # not the main thread
         pass
+
+
+def _initialising_state() -> bool:
+    """Whether the optimizer step that just ran is torch.distributed.checkpoint's ``_init_optim_state``'s
+    (a step at learning rate 0 over zero gradients that makes the state a checkpoint loads into: PyTorch's
+    FSDP2 example calls it, and so does ``set_optimizer_state_dict``), not a step of training."""
+    frame = sys._getframe(2)
+    for _ in range(8):  # the hook, the optimizer's wrappers, their caller
+        if frame is None:
+            return False
+        if frame.f_code.co_name == "_init_optim_state" and frame.f_code.co_filename.endswith("state_dict.py"):
+            return True
+        frame = frame.f_back
+    return False

@@ -147,6 +147,7 @@ class Recorder:
 
     def _named_parameters(self) -> list[tuple[str, torch.Tensor]]:
         """Every (name, parameter) of the models, tied parameters under each of their names."""
+        self._add_optimizer_owners()
         roots = self._roots()
         kinds = [type(root).__name__ for root in roots]
         named = []
@@ -161,7 +162,9 @@ class Recorder:
 
     def _add_optimizer_owners(self) -> None:
         """Modules whose ``forward`` the script calls directly (``self.forward(x)``) never pass
-        the forward hook: take the modules owning the parameters the optimizers hold too."""
+        the forward hook, nor does a model built after the hook was removed (at the first step:
+        a run that resumes from a checkpoint into a new model): take the modules owning the
+        parameters the optimizers hold too."""
         covered = {id(p) for m in self.modules_seen for p in m.parameters()}
         held = [p for opt in _live_optimizers for g in opt.param_groups for p in g["params"] if id(p) not in covered]
         if not held:
@@ -173,10 +176,11 @@ class Recorder:
                 for obj in gc.get_objects()
                 if isinstance(obj, torch.nn.Module) and not _is_compiled(obj) and not _is_compilers_graph(obj)
             ]
-        if any(site["ran"] == "compiled" for site in self.compiled):
+        if not covered or any(site["ran"] == "compiled" for site in self.compiled):
             # Models called only inside a compiled function (a training step compiled whole)
             # never pass the hook eagerly: the outermost modules holding the parameters, as the
-            # reference's hook sees them where it runs that function eagerly
+            # reference's hook sees them where it runs that function eagerly; so for a model
+            # none of whose modules was seen
             held_ids = {id(p) for p in held}
             holding = [m for m in modules if any(id(p) in held_ids for p in m.parameters())]
             inner = {id(sub) for m in holding for sub in m.modules() if sub is not m}
@@ -192,7 +196,6 @@ class Recorder:
         if self.parameters is not None:
             return
         try:
-            self._add_optimizer_owners()
             named = self._named_parameters()
             by_tensor: dict[int, list[str]] = {}
             for name, p in named:

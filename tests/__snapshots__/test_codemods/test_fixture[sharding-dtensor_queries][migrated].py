@@ -1,13 +1,13 @@
 # fixture: target=spmd
 """The helpers an FSDP2 script imports, as PyTorch's FSDP2 example writes them (its utils.py and
 checkpoint.py): checks of the sharded model, a full state dict gathered from DTensors and loaded
-back into their layouts (broadcast from rank 0: flagged), and the prefetching it schedules by
-hand. The module neither joins a group nor builds a mesh: it is part of the SPMD program its
-script becomes. [XLA604, XLA628]"""
+back into their layouts (by the DTensor API, and by the state-dict API broadcasting from rank 0),
+and the prefetching it schedules by hand. The module neither joins a group nor builds a mesh: it
+is part of the SPMD program its script becomes. [XLA604, XLA628]"""
 
 import torch
 from torch.distributed.fsdp import FSDPModule
-from torch.distributed.checkpoint.state_dict import StateDictOptions, set_model_state_dict
+from torch.distributed.checkpoint.state_dict import StateDictOptions
 from torch.distributed.tensor import DTensor, Shard
 import torch_xla
 import torch_xla.distributed.spmd as xs
@@ -40,6 +40,26 @@ def xla_distribute_like(tensor, like):
         xs.mark_sharding(tensor, xs.get_global_mesh(), spec)
         tensor.xla_partition_spec = spec
     return tensor
+
+
+def xla_set_model_state_dict(model, model_state_dict, *, options=None):
+    """torch.distributed.checkpoint's ``set_model_state_dict`` in SPMD's form: the one process holds
+    the whole state dict (no broadcast from rank 0), and each of its tensors takes the place of the
+    model's own, on the XLA device in that tensor's layout (a parameter on the meta device too:
+    ``xla_fully_shard`` recorded its layout); ``options.strict`` is kept. Written by xla-migrate
+    (XLA628)."""
+    own = model.state_dict(keep_vars=True)
+    loaded = {}
+    for name, value in model_state_dict.items():
+        like = own.get(name)
+        if like is not None and torch.is_tensor(value):
+            value = xla_distribute_like(value, like)
+            if isinstance(like, torch.nn.Parameter):
+                value = torch.nn.Parameter(value, requires_grad=like.requires_grad)
+                if hasattr(like, "xla_partition_spec"):
+                    value.xla_partition_spec = like.xla_partition_spec
+        loaded[name] = value
+    return model.load_state_dict(loaded, strict=options is None or options.strict, assign=True)
 
 
 def inspect_model(model: FSDPModule):
@@ -82,8 +102,7 @@ def full_optimizer_state(opt):
 
 def load_full_model_state_dict(model: FSDPModule, full_sd, dcp_api: bool):
     if dcp_api:
-        # TODO(xla-migrate): XLA628 `set_model_state_dict(model=model, model_state_dict=full_s...` broadcasts from rank 0, which needs a process group: the SPMD program has none (one process holds the whole state); load the full state dict there (`model.load_state_dict(full_sd)`, after `to_empty` and `xla_fully_shard_again` for a model on the meta device) (https://docs.pytorch.org/xla/master/perf/spmd_basic.html)
-        set_model_state_dict(
+        xla_set_model_state_dict(
             model=model,
             model_state_dict=full_sd,
             options=StateDictOptions(full_state_dict=True, broadcast_from_rank0=True),

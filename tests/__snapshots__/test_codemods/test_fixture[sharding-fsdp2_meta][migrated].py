@@ -2,7 +2,10 @@
 """A small transformer trained with FSDP2 the way PyTorch's FSDP2 example does it: the accelerator
 API for the device, the backend torch picks for it, the model built on the meta device, ``fully_shard``
 on each block and on the whole model with a dict of options, its checks of the sharded model, then
-``to_empty`` and the model's own initialisation, and the full state dict gathered at the end. The tokens are generated, so it runs anywhere.
+``to_empty`` and the model's own initialisation; after the first step, its checkpoint's round trip through the
+state-dict API (``--dcp-api``: the full state dicts of the model and the optimizer loaded into a new
+model on the meta device, broadcast from rank 0, as a run that resumes loads them), and at the end
+the full state dict gathered from the DTensors. The tokens are generated, so it runs anywhere.
 
     torchrun --standalone --nproc_per_node=8 fsdp2_meta.py
 
@@ -16,6 +19,11 @@ import os
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from torch.distributed.checkpoint.state_dict import (
+    StateDictOptions,
+    get_model_state_dict,
+    get_optimizer_state_dict,
+    set_optimizer_state_dict)
 from torch.distributed.fsdp import MixedPrecisionPolicy
 from torch.distributed.tensor import Shard
 import torch_xla
@@ -36,6 +44,56 @@ def xla_placements(tensor):
         split = [d for d, names in enumerate(spec) if axis == names or (isinstance(names, tuple) and axis in names)]
         placements.append(Shard(split[0]) if split else Replicate())
     return tuple(placements)
+
+
+def xla_distribute_like(tensor, like):
+    """DTensor's ``distribute_tensor(tensor, like.device_mesh, like.placements)`` in SPMD's form:
+    ``tensor`` on the XLA device with the layout of the SPMD program's tensor ``like`` (its
+    ``xla_partition_spec`` over the global mesh; whole where it has none). Written by xla-migrate
+    (XLA628)."""
+    tensor = tensor.to(torch_xla.device())
+    spec = getattr(like, "xla_partition_spec", None)
+    if spec is not None:
+        xs.mark_sharding(tensor, xs.get_global_mesh(), spec)
+        tensor.xla_partition_spec = spec
+    return tensor
+
+
+def xla_set_model_state_dict(model, model_state_dict, *, options=None):
+    """torch.distributed.checkpoint's ``set_model_state_dict`` in SPMD's form: the one process holds
+    the whole state dict (no broadcast from rank 0), and each of its tensors takes the place of the
+    model's own, on the XLA device in that tensor's layout (a parameter on the meta device too:
+    ``xla_fully_shard`` recorded its layout); ``options.strict`` is kept. Written by xla-migrate
+    (XLA628)."""
+    own = model.state_dict(keep_vars=True)
+    loaded = {}
+    for name, value in model_state_dict.items():
+        like = own.get(name)
+        if like is not None and torch.is_tensor(value):
+            value = xla_distribute_like(value, like)
+            if isinstance(like, torch.nn.Parameter):
+                value = torch.nn.Parameter(value, requires_grad=like.requires_grad)
+                if hasattr(like, "xla_partition_spec"):
+                    value.xla_partition_spec = like.xla_partition_spec
+        loaded[name] = value
+    return model.load_state_dict(loaded, strict=options is None or options.strict, assign=True)
+
+
+def xla_set_optimizer_state_dict(model, optimizers, optim_state_dict, *, options=None):
+    """torch.distributed.checkpoint's ``set_optimizer_state_dict`` in SPMD's form: loaded by torch
+    without the broadcast from rank 0 (the one process holds the whole state dict), each state
+    tensor of a parameter's shape then laid out as the parameter is. Written by xla-migrate (XLA628)."""
+    import dataclasses
+
+    from torch.distributed.checkpoint.state_dict import StateDictOptions, set_optimizer_state_dict
+
+    options = dataclasses.replace(options or StateDictOptions(), broadcast_from_rank0=False)
+    set_optimizer_state_dict(model, optimizers, optim_state_dict, options=options)
+    for optimizer in optimizers if isinstance(optimizers, (list, tuple)) else [optimizers]:
+        for param, state in optimizer.state.items():
+            for key, value in state.items():
+                if torch.is_tensor(value) and value.dim() > 0 and value.shape == param.shape:
+                    state[key] = xla_distribute_like(value, param)
 
 
 def xla_fully_shard(module, mesh, axis, mp_policy=None, reshard_after_forward=None, offload_policy=None):
@@ -116,6 +174,30 @@ class Transformer(nn.Module):
         self.head.reset_parameters()
 
 
+def sharded(args, fsdp_kwargs):
+    with torch.device("meta"):
+        model = Transformer(args.layers)
+    for layer in model.layers:
+        xla_fully_shard(layer, xs.get_global_mesh(), xs.get_global_mesh().axis_names[-1], **fsdp_kwargs)
+    xla_fully_shard(model, xs.get_global_mesh(), xs.get_global_mesh().axis_names[-1], **fsdp_kwargs)
+    assert hasattr(model, "xla_fully_sharded")
+    assert all(xla_placements(param) == (Shard(0),) for param in model.parameters())
+    return model
+
+
+def resumed(model, optim, args, fsdp_kwargs):
+    """The model and optimizer a run that resumes from their full state dicts trains."""
+    saving = StateDictOptions(full_state_dict=True, cpu_offload=True)
+    model_state = get_model_state_dict(model, options=saving)
+    optim_state = get_optimizer_state_dict(model, optim, options=saving)
+    model = sharded(args, fsdp_kwargs)
+    loading = StateDictOptions(full_state_dict=True, broadcast_from_rank0=True)
+    xla_set_model_state_dict(model=model, model_state_dict=model_state, options=loading)
+    optim = torch.optim.Adam(model.parameters(), lr=1e-2)
+    xla_set_optimizer_state_dict(model=model, optimizers=optim, optim_state_dict=optim_state, options=loading)
+    return model, optim
+
+
 def main(args):
     rank = xr.local_ordinal()
     device_type = torch.device("xla")
@@ -124,22 +206,18 @@ def main(args):
     xs.set_global_mesh(xs.get_1d_mesh("fsdp"))
     torch.manual_seed(0)
 
-    with torch.device("meta"):
-        model = Transformer(args.layers)
     fsdp_kwargs = {}
     if args.mixed_precision:
         fsdp_kwargs["mp_policy"] = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
-    for layer in model.layers:
-        xla_fully_shard(layer, xs.get_global_mesh(), xs.get_global_mesh().axis_names[-1], **fsdp_kwargs)
-    xla_fully_shard(model, xs.get_global_mesh(), xs.get_global_mesh().axis_names[-1], **fsdp_kwargs)
-    assert hasattr(model, "xla_fully_sharded")
-    assert all(xla_placements(param) == (Shard(0),) for param in model.parameters())
+    model = sharded(args, fsdp_kwargs)
     model.to_empty(device=device)
     xla_fully_shard_again(model)
     model.reset_parameters()
 
     optim = torch.optim.Adam(model.parameters(), lr=1e-2)
     for step in range(args.steps):
+        if step == 1:  # resumed after one step
+            model, optim = resumed(model, optim, args, fsdp_kwargs)
         x = torch.randint(0, VOCAB, (args.batch_size, SEQ + 1), device=device)
         logits = model(x[:, :-1])
         loss = F.cross_entropy(logits.reshape(-1, VOCAB), x[:, 1:].reshape(-1))
