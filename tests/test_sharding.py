@@ -326,6 +326,63 @@ def test_a_distributed_checkpoint_of_sharded_parameters_loads_back_equal(tmp_pat
     assert done.stdout.split() == ["True"]
 
 
+@pytest.mark.slow
+def test_a_full_state_dict_loads_into_the_layouts_of_a_model_on_the_meta_device(tmp_path):
+    """PyTorch's FSDP2 example's checkpoint loading, both ways: by the DTensor API in a helper module
+    (each full tensor laid out as the meta model's state dict says, then assigned) and by the
+    state-dict API broadcast from rank 0 in the script. In the SPMD program every parameter is loaded
+    equal and keeps FSDP2's layout (the state dict's tensors carry it: without that the DTensor way
+    loaded every parameter whole)."""
+    helpers, _ = migrate_code(
+        "import torch.nn as nn\nfrom torch.distributed.fsdp import FSDPModule\n"
+        "from torch.distributed.tensor import distribute_tensor\n\n"
+        "def load_by_dtensor(model: FSDPModule, full):\n"
+        "    meta = model.state_dict()\n"
+        "    loaded = {k: nn.Parameter(distribute_tensor(v, meta[k].device_mesh, meta[k].placements))\n"
+        "              for k, v in full.items()}\n"
+        "    model.load_state_dict(loaded, assign=True)\n",
+        options_for(target="spmd"),
+    )
+    script, _ = migrate_code(
+        "import torch\nimport torch.nn as nn\nimport torch.distributed as dist\n"
+        "from torch.distributed.fsdp import fully_shard\n"
+        "from torch.distributed.checkpoint.state_dict import StateDictOptions, set_model_state_dict\n"
+        "from helpers import load_by_dtensor\n\n"
+        "def sharded():\n"
+        "    with torch.device('meta'):\n"
+        "        model = nn.Sequential(nn.Linear(8, 16), nn.Linear(16, 4))\n"
+        "    fully_shard(model)\n"
+        "    return model\n\n"
+        "def main():\n"
+        '    dist.init_process_group("nccl")\n'
+        "    torch.manual_seed(0)\n"
+        "    full = nn.Sequential(nn.Linear(8, 16), nn.Linear(16, 4)).state_dict()\n"
+        "    by_dtensor = sharded()\n"
+        "    load_by_dtensor(by_dtensor, full)\n"
+        "    by_dcp = sharded()\n"
+        "    options = StateDictOptions(full_state_dict=True, broadcast_from_rank0=True)\n"
+        "    set_model_state_dict(by_dcp, full, options=options)\n"
+        "    for model in (by_dtensor, by_dcp):\n"
+        "        for name, p in model.named_parameters():\n"
+        "            print(name, torch.equal(p.cpu(), full[name]), LAYOUT(p))\n",
+        options_for(target="spmd"),
+    )
+    assert "xla_distribute_like(" in helpers and "xla_set_model_state_dict(by_dcp" in script
+    (tmp_path / "helpers.py").write_text(helpers)
+    layout = "def LAYOUT(p):\n    import torch_xla\n    return torch_xla._XLAC._get_xla_sharding_spec(p)\n\n"
+    (tmp_path / "loaded.py").write_text(layout + script + "\nmain()\n")
+    env = {**os.environ, "PJRT_DEVICE": "CPU", "CPU_NUM_DEVICES": "4"}
+    done = subprocess.run(
+        [sys.executable, "loaded.py"], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path
+    )
+    assert done.returncode == 0, script + done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert len(lines) == 8, done.stdout
+    for line in lines:  # e.g. "0.weight True {devices=[4,1]0,1,2,3}"
+        name, equal, layout = line.split(" ", 2)
+        assert equal == "True" and layout.startswith("{devices=[4"), line
+
+
 def test_fsdp2_queries_stay_where_the_script_stays_flagged():
     """A script whose sharding has no SPMD form here (it pipelines too) keeps FSDP2's queries as it
     keeps fully_shard: never half-converted."""

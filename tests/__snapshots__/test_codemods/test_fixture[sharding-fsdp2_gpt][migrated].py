@@ -28,7 +28,16 @@ def xla_fully_shard(module, mesh, axis, mp_policy=None, reshard_after_forward=No
     device has no memory to mark yet, and is marked once ``to_empty`` has given it some. FSDP2's
     options: an ``mp_policy`` with bfloat16 (or float16) parameters runs the module's forward under
     bfloat16 autocast; XLA decides when a gathered parameter is freed; nothing is offloaded to the
-    host. Written by xla-migrate (XLA622)."""
+    host. The module's state dict's tensors keep their layouts, as FSDP2's DTensors do. Written by
+    xla-migrate (XLA622)."""
+
+    def keep_layouts(module, state_dict, prefix, local_metadata):
+        for name, param in module.named_parameters():
+            if prefix + name in state_dict and hasattr(param, "xla_partition_spec"):
+                state_dict[prefix + name].xla_partition_spec = param.xla_partition_spec
+
+    if not hasattr(module, "xla_fully_sharded"):
+        module.register_state_dict_post_hook(keep_layouts)
     module.xla_fully_sharded = (mesh, axis)
     for param in module.parameters():
         spec = getattr(param, "xla_partition_spec", (None,) * param.dim())
