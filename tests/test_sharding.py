@@ -51,6 +51,9 @@ def test_sharded_example_keeps_the_unsharded_losses_on_virtual_devices(script, d
     assert 0 < held["per_device"] < held["total"]
     if script in (FSDP2_GPT, FSDP2_META):  # every parameter split on its first dimension, which the devices divide
         assert held["per_device"] * int(devices) == held["total"]
+        # and so is each gradient, as the step computes it (new tensors: their layout once computed)
+        gradients = sharding["held"]["gradients"]
+        assert gradients["per_device"] * int(devices) == gradients["total"]
     assert sum(c["count"] for c in sharding["step_graph"]["collectives"].values()) > 0
     assert "sharding (SPMD over" in result.output and "a device holds: parameters" in result.output
     # the TPU report per chip: the step's dots and convolutions as XLA partitioned them, a part of the whole

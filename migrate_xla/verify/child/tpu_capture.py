@@ -132,6 +132,7 @@ class TpuCapture:
         self.state: dict = {}
         self.spmd_devices: int | None = None  # under SPMD the graph is the whole program, before partitioning
         self.sharding: dict | None = None  # under SPMD, each parameter's layout (sharding_report.py)
+        self.gradients_read = False  # their layouts, once the window's first sync computed them
         self.record: dict | None = None
         self.seconds = 0.0  # spent capturing: the lowerings, the live objects' walk, the calls' bookkeeping
 
@@ -243,7 +244,12 @@ class TpuCapture:
                 capture._capture("sync", "torch_xla.sync")
             except Exception as exc:
                 capture.error = capture.error or f"{type(exc).__name__}: {exc}"[:500]
-            return sync(*args, **kwargs)
+            result = sync(*args, **kwargs)
+            try:
+                capture._computed_gradients()
+            except Exception as exc:
+                capture.error = capture.error or f"{type(exc).__name__}: {exc}"[:500]
+            return result
 
         # torch_xla.sync itself stays the innermost frame: torch_xla's debug output tells the
         # cause of a graph by it ("user torch_xla.sync"). MpDeviceLoader, xm.mark_step and
@@ -253,6 +259,17 @@ class TpuCapture:
             owner.sync = capturing_sync
         self.watch = _Watch(self)
         self.watch.__enter__()
+
+    def _computed_gradients(self) -> None:
+        """Under SPMD, the layouts of the gradients the window opened with still to compute (a
+        backward pass's new tensors have none until their graph runs: they read as whole), read
+        again once the window's first sync has run that graph."""
+        if self.sharding is None or self.gradients_read:
+            return
+        self.gradients_read = True
+        for entry, (_, p) in zip(self.sharding["parameters"], self.models()):
+            if entry["grad"] is not None and not entry["grad"][1] and p.grad is not None:
+                entry["grad"] = _layout(p.grad, self.float64)
 
     def _unpatch(self) -> None:
         for owner, name, original in reversed(self.patched):
@@ -451,21 +468,24 @@ def _state_bytes(models: list, float64: bool) -> dict:
     return {"parameters": parameters, "optimizer": state, "optimizers": len(_live_optimizers)}
 
 
+def _layout(tensor, float64: bool) -> list:
+    """A tensor's bytes and its layout as torch_xla holds it (its HLO sharding; "" where none)."""
+    from torch_xla import _XLAC
+
+    return [_native_bytes(tensor, float64), _XLAC._get_xla_sharding_spec(tensor)]
+
+
 def _layouts(models: list, float64: bool, devices: int) -> dict:
     """Under SPMD, each parameter's layout as torch_xla holds it (the tensor's HLO sharding, ""
     where none was marked) with its bytes, its gradient's where it has one and its optimizer
     state's, and the axes xla-migrate's written functions kept (``xla_partition_spec``); the
     global mesh's shape and axes."""
     import torch_xla.distributed.spmd as xs
-    from torch_xla import _XLAC
-
-    def layout(tensor) -> list:
-        return [_native_bytes(tensor, float64), _XLAC._get_xla_sharding_spec(tensor)]
 
     state_of = {id(p): state for optimizer in list(_live_optimizers) for p, state in optimizer.state.items()}
     parameters = []
     for name, p in models:
-        bytes_, sharding = layout(p)
+        bytes_, sharding = _layout(p, float64)
         state = state_of.get(id(p), {})
         parameters.append(
             {
@@ -474,8 +494,8 @@ def _layouts(models: list, float64: bool, devices: int) -> dict:
                 "bytes": bytes_,
                 "sharding": sharding,
                 "axes": getattr(p, "xla_partition_spec", None),
-                "grad": layout(p.grad) if p.grad is not None else None,
-                "state": [layout(v) for v in state.values() if isinstance(v, torch.Tensor) and v.numel() > 1],
+                "grad": _layout(p.grad, float64) if p.grad is not None else None,
+                "state": [_layout(v, float64) for v in state.values() if isinstance(v, torch.Tensor) and v.numel() > 1],
             }
         )
     mesh = xs.get_global_mesh()
