@@ -153,6 +153,43 @@ def test_the_tensor_parallel_plan_shards_the_weights_as_its_styles_do(tmp_path):
         assert specs[f"layers.{i}.out.bias"] == ""
 
 
+def test_keyword_inputs_and_partial_layouts_of_a_plan_are_marked(tmp_path):
+    """PrepareModuleInput's keyword inputs' layouts mark those inputs by name as the module is
+    called; a ``Partial()`` layout is the whole tensor (a DTensor's value is its partials reduced)."""
+    migrated, _ = migrate_code(
+        "import torch\nimport torch.nn as nn\n"
+        "from torch.distributed.device_mesh import init_device_mesh\n"
+        "from torch.distributed.tensor import Partial, Replicate, Shard\n"
+        "from torch.distributed.tensor.parallel import PrepareModuleInput, RowwiseParallel, parallelize_module\n\n"
+        "class Shift(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.out = nn.Linear(8, 4)\n\n"
+        "    def forward(self, x, *, shift):\n"
+        "        print('shift', torch_xla._XLAC._get_xla_sharding_spec(shift))\n"
+        "        return self.out(x + shift)\n\n"
+        "def main():\n"
+        '    torch.distributed.init_process_group("nccl")\n'
+        '    mesh = init_device_mesh("cuda", (4,), mesh_dim_names=("tp",))\n'
+        "    model = Shift().to('cuda')\n"
+        "    plan = {'': PrepareModuleInput(input_kwarg_layouts={'shift': Replicate()},\n"
+        "                                   desired_input_kwarg_layouts={'shift': Shard(0)}),\n"
+        "            'out': RowwiseParallel(output_layouts=Partial())}\n"
+        "    parallelize_module(model, mesh, plan)\n"
+        "    y = model(torch.ones(4, 8, device='cuda'), shift=torch.ones(4, 8, device='cuda'))\n"
+        "    print('sum', float(y.sum()))\n",
+        options_for(target="spmd"),
+    )
+    assert "\"input_kwargs\": {'shift': 0}" in migrated and '\'out\': {"style": "rowwise", "output": None}' in migrated
+    script = tmp_path / "keywords.py"
+    script.write_text(migrated + "\nmain()\n")
+    env = {**os.environ, "PJRT_DEVICE": "CPU", "CPU_NUM_DEVICES": "4"}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, migrated + done.stderr[-2000:]
+    printed = dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    assert printed["shift"].startswith("{devices=[4,1]"), done.stdout  # split on its first dimension
+
+
 @pytest.mark.slow
 def test_fully_shard_after_tensor_parallelism_adds_its_axis_to_each_layout(tmp_path):
     """PyTorch's 2-D form: parallelize_module on the "tp" sub-mesh, then fully_shard on the "dp"

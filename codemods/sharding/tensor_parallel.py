@@ -35,7 +35,13 @@ KEYWORDS = {
     "colwise": {"input_layouts": (), "output_layouts": ("output",), "use_local_output": ()},
     "rowwise": {"input_layouts": (), "output_layouts": ("output",), "use_local_output": ()},
     "sequence": {"sequence_dim": ("input", "output"), "use_local_output": ()},
-    "input": {"input_layouts": (), "desired_input_layouts": ("input",), "use_local_output": ()},
+    "input": {
+        "input_layouts": (),
+        "desired_input_layouts": ("input",),
+        "input_kwarg_layouts": (),
+        "desired_input_kwarg_layouts": ("input_kwargs",),
+        "use_local_output": (),
+    },
     "output": {"output_layouts": (), "desired_output_layouts": ("output",), "use_local_output": ()},
 }
 LOSS_PARALLEL = (f"{TP}.loss_parallel", f"{TP}.loss.loss_parallel")
@@ -50,8 +56,9 @@ def {HELPER}(module, device_mesh=None, parallelize_plan=None, axis=None):
     features, its bias whole (an Embedding's weight by rows); "sequence" (SequenceParallel) keeps
     the weights whole and splits the module's input and output on the sequence dimension, 1;
     "input" and "output" (PrepareModuleInput/Output) annotate activations only. A style written
-    as a dict adds the layouts of the module's activations: "input" (its positional inputs) and
-    "output", each the dimension split over the axis or None (whole), one a tensor where a tuple.
+    as a dict adds the layouts of the module's activations: "input" (its positional inputs),
+    "input_kwargs" (its keyword inputs, by name) and "output", each the dimension split over the
+    axis or None (whole), one a tensor where a tuple.
     XLA's partitioner adds the collectives the styles make by hand; the forward computes on whole
     tensors. Written by xla-migrate (XLA625)."""
     from fnmatch import fnmatchcase
@@ -62,6 +69,11 @@ def {HELPER}(module, device_mesh=None, parallelize_plan=None, axis=None):
     def shard(param, spec):
         xs.mark_sharding(param, mesh, spec)
         param.xla_partition_spec = spec  # what FSDP2's form adds its axis to
+
+    def mark_keywords(kwargs, dims):
+        for name, dim in dims.items():
+            if name in kwargs:
+                mark(kwargs[name], dim)
 
     def mark(tensors, dims):
         tensors = tensors if isinstance(tensors, tuple) else (tensors,)
@@ -93,6 +105,10 @@ def {HELPER}(module, device_mesh=None, parallelize_plan=None, axis=None):
                 shard(sub.weight, (axis, None) if embedding else (None, axis))
             if "input" in style:
                 sub.register_forward_pre_hook(lambda _, args, dims=style["input"]: mark(args, dims))
+            if "input_kwargs" in style:
+                sub.register_forward_pre_hook(
+                    lambda _, args, kwargs, dims=style["input_kwargs"]: mark_keywords(kwargs, dims), with_kwargs=True
+                )
             if "output" in style:
                 sub.register_forward_hook(lambda _, args, out, dims=style["output"]: mark(out, dims))
     return module
@@ -126,8 +142,9 @@ class TensorParallelToMarks(ShardingRule):
     size, 1, and a rank read from the mesh is 0, as XLA604 makes ``dist.get_rank()``. The mesh is
     the call's (an ``xs.Mesh`` after XLA623), its axis the mesh's last, torch's place for the
     tensor-parallel one; ``mesh["tp"]``, written out or kept in a name, names it. The parameters
-    must be on the XLA device when the function runs. ``Partial`` layouts, keyword inputs' layouts
-    and DTensor itself have no SPMD form here: a file that uses DTensor keeps all of its sharding
+    must be on the XLA device when the function runs. A ``Partial()`` layout is the whole tensor
+    (a DTensor's value is its partial values reduced), and PrepareModuleInput's keyword inputs' layouts
+    mark those inputs by name. DTensor itself has no SPMD form here: a file that uses DTensor keeps all of its sharding
     flagged (XLA608), and a style left in a plan makes the function raise. Measured on small GPTs
     over four and eight CPU devices (tests/test_sharding.py): their losses equal the script's at
     world size 1 in float64.
@@ -211,8 +228,14 @@ class TensorParallelToMarks(ShardingRule):
         return "{" + ", ".join([f'"style": "{kind}"', *(f'"{k}": {v}' for k, v in layouts.items())]) + "}"
 
     def _layouts(self, node: cst.BaseExpression) -> str | None:
-        """The code of the dimensions a layout (or a tuple of them) splits: ``Shard(d)`` -> ``d``,
-        ``Replicate()`` and None -> ``None``; None where another layout is written."""
+        """The code of the dimensions a layout (or a tuple of them, or a dict of them by keyword)
+        splits: ``Shard(d)`` -> ``d``, ``Replicate()``, ``Partial()`` and None -> ``None``; None where
+        another layout is written."""
+        if isinstance(node, cst.Dict):
+            items = [(e, self._layouts(e.value)) for e in node.elements]
+            if any(not isinstance(e, cst.DictElement) or code is None for e, code in items):
+                return None
+            return "{" + ", ".join(f"{code_of(e.key)}: {code}" for e, code in items) + "}"
         if isinstance(node, (cst.Tuple, cst.List)):
             codes = [self._layouts(e.value) for e in node.elements]
             if None in codes or any(isinstance(e, cst.StarredElement) for e in node.elements):
@@ -223,11 +246,16 @@ class TensorParallelToMarks(ShardingRule):
         return self._placement(node)
 
     def _placement(self, node: cst.BaseExpression) -> str | None:
-        """``Shard(d)`` -> the code of ``d``, ``Replicate()`` -> ``"None"``; None otherwise."""
-        if not isinstance(node, cst.Call) or any(a.keyword is not None or a.star for a in node.args):
+        """``Shard(d)`` -> the code of ``d``, ``Replicate()`` and ``Partial()`` -> ``"None"``; None
+        otherwise. A DTensor's value is its partial values reduced: the SPMD program's whole tensor."""
+        if not isinstance(node, cst.Call) or any(a.star for a in node.args):
             return None
         module, _, name = (self.qualname(node.func) or "").rpartition(".")
         if module not in PLACEMENT_MODULES:
+            return None
+        if name == "Partial":
+            return "None"
+        if any(a.keyword is not None for a in node.args):
             return None
         if name == "Shard" and len(node.args) == 1:
             return code_of(node.args[0].value)

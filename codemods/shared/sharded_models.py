@@ -47,7 +47,7 @@ TENSOR_PARALLEL = (
             "loss_parallel",
         )
     ),
-    *(f"{module}.{name}" for module in PLACEMENT_MODULES for name in ("Shard", "Replicate")),
+    *(f"{module}.{name}" for module in PLACEMENT_MODULES for name in ("Shard", "Replicate", "Partial")),
 )
 # Parallelism without an SPMD form here yet: a file that uses one keeps all its sharding flagged
 # (XLA608), never half-converted

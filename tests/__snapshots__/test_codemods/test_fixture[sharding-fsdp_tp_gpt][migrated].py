@@ -2,7 +2,8 @@
 """A small Llama-style model trained in two dimensions, as PyTorch's FSDP + tensor-parallel example
 writes it: a ("dp", "tp") device mesh whose "tp" sub-mesh splits each block (ColwiseParallel into
 the attention and the feed-forward, RowwiseParallel out of them with the sequence split,
-SequenceParallel norms, PrepareModuleInput gathering the sequence back), the output head split by
+SequenceParallel norms, PrepareModuleInput gathering the sequence back, of a positional input and
+of a keyword one), the output head split by
 vocabulary with its loss under ``loss_parallel``, then FSDP2's ``fully_shard`` over the "dp"
 sub-mesh. The tokens are generated, so it runs anywhere.
 
@@ -33,8 +34,9 @@ def xla_parallelize_module(module, device_mesh=None, parallelize_plan=None, axis
     features, its bias whole (an Embedding's weight by rows); "sequence" (SequenceParallel) keeps
     the weights whole and splits the module's input and output on the sequence dimension, 1;
     "input" and "output" (PrepareModuleInput/Output) annotate activations only. A style written
-    as a dict adds the layouts of the module's activations: "input" (its positional inputs) and
-    "output", each the dimension split over the axis or None (whole), one a tensor where a tuple.
+    as a dict adds the layouts of the module's activations: "input" (its positional inputs),
+    "input_kwargs" (its keyword inputs, by name) and "output", each the dimension split over the
+    axis or None (whole), one a tensor where a tuple.
     XLA's partitioner adds the collectives the styles make by hand; the forward computes on whole
     tensors. Written by xla-migrate (XLA625)."""
     from fnmatch import fnmatchcase
@@ -45,6 +47,11 @@ def xla_parallelize_module(module, device_mesh=None, parallelize_plan=None, axis
     def shard(param, spec):
         xs.mark_sharding(param, mesh, spec)
         param.xla_partition_spec = spec  # what FSDP2's form adds its axis to
+
+    def mark_keywords(kwargs, dims):
+        for name, dim in dims.items():
+            if name in kwargs:
+                mark(kwargs[name], dim)
 
     def mark(tensors, dims):
         tensors = tensors if isinstance(tensors, tuple) else (tensors,)
@@ -76,6 +83,10 @@ def xla_parallelize_module(module, device_mesh=None, parallelize_plan=None, axis
                 shard(sub.weight, (axis, None) if embedding else (None, axis))
             if "input" in style:
                 sub.register_forward_pre_hook(lambda _, args, dims=style["input"]: mark(args, dims))
+            if "input_kwargs" in style:
+                sub.register_forward_pre_hook(
+                    lambda _, args, kwargs, dims=style["input_kwargs"]: mark_keywords(kwargs, dims), with_kwargs=True
+                )
             if "output" in style:
                 sub.register_forward_hook(lambda _, args, out, dims=style["output"]: mark(out, dims))
     return module
@@ -156,7 +167,7 @@ class Block(nn.Module):
 
     def forward(self, x):
         h = x + self.attention(self.attention_norm(x))
-        return h + self.feed_forward(self.ffn_norm(h))
+        return h + self.feed_forward(x=self.ffn_norm(h))
 
 
 class Transformer(nn.Module):
@@ -207,7 +218,7 @@ def main():
             "attention.wv": "colwise",
             "attention.wo": {"style": "rowwise", "output": 1},
             "ffn_norm": "sequence",
-            "feed_forward": {"style": "input", "input": (None,)},
+            "feed_forward": {"style": "input", "input_kwargs": {"x": None}},
             "feed_forward.w1": "colwise",
             "feed_forward.w2": {"style": "rowwise", "output": 1},
             "feed_forward.w3": "colwise",

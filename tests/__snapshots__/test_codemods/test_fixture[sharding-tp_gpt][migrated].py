@@ -31,8 +31,9 @@ def xla_parallelize_module(module, device_mesh=None, parallelize_plan=None, axis
     features, its bias whole (an Embedding's weight by rows); "sequence" (SequenceParallel) keeps
     the weights whole and splits the module's input and output on the sequence dimension, 1;
     "input" and "output" (PrepareModuleInput/Output) annotate activations only. A style written
-    as a dict adds the layouts of the module's activations: "input" (its positional inputs) and
-    "output", each the dimension split over the axis or None (whole), one a tensor where a tuple.
+    as a dict adds the layouts of the module's activations: "input" (its positional inputs),
+    "input_kwargs" (its keyword inputs, by name) and "output", each the dimension split over the
+    axis or None (whole), one a tensor where a tuple.
     XLA's partitioner adds the collectives the styles make by hand; the forward computes on whole
     tensors. Written by xla-migrate (XLA625)."""
     from fnmatch import fnmatchcase
@@ -43,6 +44,11 @@ def xla_parallelize_module(module, device_mesh=None, parallelize_plan=None, axis
     def shard(param, spec):
         xs.mark_sharding(param, mesh, spec)
         param.xla_partition_spec = spec  # what FSDP2's form adds its axis to
+
+    def mark_keywords(kwargs, dims):
+        for name, dim in dims.items():
+            if name in kwargs:
+                mark(kwargs[name], dim)
 
     def mark(tensors, dims):
         tensors = tensors if isinstance(tensors, tuple) else (tensors,)
@@ -74,6 +80,10 @@ def xla_parallelize_module(module, device_mesh=None, parallelize_plan=None, axis
                 shard(sub.weight, (axis, None) if embedding else (None, axis))
             if "input" in style:
                 sub.register_forward_pre_hook(lambda _, args, dims=style["input"]: mark(args, dims))
+            if "input_kwargs" in style:
+                sub.register_forward_pre_hook(
+                    lambda _, args, kwargs, dims=style["input_kwargs"]: mark_keywords(kwargs, dims), with_kwargs=True
+                )
             if "output" in style:
                 sub.register_forward_hook(lambda _, args, out, dims=style["output"]: mark(out, dims))
     return module
