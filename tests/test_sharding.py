@@ -423,6 +423,24 @@ def test_a_full_state_dict_loads_into_the_layouts_of_a_model_on_the_meta_device(
         assert equal == "True" and layout.startswith("{devices=[4"), line
 
 
+@pytest.mark.slow
+def test_checks_of_the_world_size_count_the_devices_in_the_spmd_program(tmp_path):
+    """XLA629: PyTorch's tensor-parallel examples check their GPUs before they build the mesh
+    (``assert _world_size % 2 == 0``): in the SPMD program, whose world size is 1, the check counts
+    the devices. Migrated, the fixture runs on four CPU devices; with the world size left in its
+    checks it refused every device count."""
+    source = (FIXTURES / "sharding" / "device_count_checks.py").read_text()
+    migrated, _ = migrate_code(source, options_for(target="spmd"))
+    assert "assert xr.global_runtime_device_count() % TP == 0" in migrated
+    assert "_world_size = xr.world_size()" in migrated  # what the script logs stays the program's
+    script = tmp_path / "checked.py"
+    script.write_text(migrated)
+    env = {**os.environ, "PJRT_DEVICE": "CPU", "CPU_NUM_DEVICES": "4"}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, migrated + done.stderr[-2000:]
+    assert done.stdout.count("(world size 1)") == 3, done.stdout
+
+
 def test_fsdp2_queries_stay_where_the_script_stays_flagged():
     """A script whose sharding has no SPMD form here (it pipelines too) keeps FSDP2's queries as it
     keeps fully_shard: never half-converted."""
