@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods.sharding.common import SPMD_GUIDE, ShardingRule
+from codemods.sharding.common import SPMD_GUIDE, TRIGGER, ShardingRule
 from migrate_xla.rule.api import XR, code_nodes, code_of, snippet, string_value, words
 
 WORLD_SIZE_CALLS = ("torch.distributed.get_world_size", "torch_xla.runtime.world_size")
@@ -35,7 +35,8 @@ class DeviceCountChecks(ShardingRule):
     SUMMARY = "in a script that shards its model, a check of the world size counts the devices the mesh spans"
     FIX = "safe"
     TRIGGERS = (r"WORLD_SIZE|world_size",)
-    REQUIRES = (*ShardingRule.REQUIRES, words("assert", "raise", "exit"))
+    # where the family converts (a file that imports FSDP or a device mesh), a check to convert
+    REQUIRES = (*ShardingRule.REQUIRES, TRIGGER, words("assert", "raise", "exit"))
     BEFORE = (
         "import os\nimport torch.distributed as dist\nfrom torch.distributed.device_mesh import init_device_mesh\n\n"
         'world_size = int(os.environ["WORLD_SIZE"])\nassert world_size % 2 == 0, "an even number of GPUs"\n'
