@@ -371,8 +371,8 @@ def blocks():
     return nn.ModuleList(nn.Sequential(nn.Linear(16, 32), nn.GELU(), nn.Linear(32, 16)) for _ in range(3))
 
 
-def step(forward, device, grad_input):
-    model = blocks().to(device)
+def step(forward, device, grad_input, prepare=lambda model: model):
+    model = prepare(blocks().to(device))
     x = torch.randn(4, 16, generator=torch.Generator().manual_seed(1)).to(device).requires_grad_(grad_input)
     h = x
     for block in model:
@@ -401,6 +401,13 @@ for grad_input in (True, False):
         "max diff": max((a - b).abs().max().item() for a, b in zip(cpu, xla)),
         "barriers": barriers,
     }}
+    # FSDP's wrappers as written: each block given torch_xla's checkpointed forward in place
+    apply = lambda model: xla_apply_activation_checkpointing(model, check_fn=lambda m: isinstance(m, nn.Sequential))
+    xla, barriers = step(lambda b, h: b(h), torch_xla.device(), grad_input, apply)
+    results[f"wrapped, input grad {{grad_input}}"] = {{
+        "max diff": max((a - b).abs().max().item() for a, b in zip(cpu, xla)),
+        "barriers": barriers,
+    }}
 print("RESULTS " + json.dumps(results))
 """
 
@@ -408,10 +415,12 @@ print("RESULTS " + json.dumps(results))
 def test_torch_activation_checkpointing_fails_on_the_device_and_what_xla906_writes_trains_the_same():
     """XLA906: torch's checkpoint (reentrant or not) and FSDP's checkpoint_wrapper fail on the XLA
     device; xla_checkpoint gives the CPU's gradients, behind optimization barriers where an input
-    requires a gradient (torch_xla's checkpoint), and the function run whole where none does."""
-    from codemods.runtime_defects.activation_checkpoint import HELPER_DEF
+    requires a gradient (torch_xla's checkpoint), and the function run whole where none does; so
+    does xla_apply_activation_checkpointing, FSDP's wrapper applied as torch_xla's checkpoint_module."""
+    from codemods.runtime_defects.activation_checkpoint import APPLY_DEF, HELPER_DEF, WRAPPER_DEF
 
-    results = run_child(CHECKPOINT_CHILD.format(helper=HELPER_DEF.replace("{", "{{").replace("}", "}}")))
+    helpers = "\n".join((HELPER_DEF, WRAPPER_DEF, APPLY_DEF))
+    results = run_child(CHECKPOINT_CHILD.format(helper=helpers.replace("{", "{{").replace("}", "}}")))
     missing = ("AttributeError: module 'torch' has no attribute 'xla'", "RuntimeError: torch has no module of `xla`")
     assert all(results[form].startswith(missing) for form in ("torch", "torch reentrant", "fsdp wrapper")), (
         f"torch's checkpoint runs on XLA now (XLA906 can go): {results}"
@@ -420,3 +429,9 @@ def test_torch_activation_checkpointing_fails_on_the_device_and_what_xla906_writ
     assert with_grad["max diff"] < 1e-6 and without["max diff"] < 1e-6
     # three blocks checkpointed; without a gradient of the input, the first runs whole
     assert with_grad["barriers"] == 12 and without["barriers"] == 8
+    # and so do FSDP's wrappers, written as xla_apply_activation_checkpointing
+    wrapped, wrapped_without = results["wrapped, input grad True"], results["wrapped, input grad False"]
+    assert wrapped["max diff"] < 1e-6 and wrapped_without["max diff"] < 1e-6, results
+    # checkpoint_module's forward puts 8 barriers on a block (its arguments packed with their
+    # count): the three blocks checkpointed, the first run whole where the input needs no gradient
+    assert wrapped["barriers"] == 24 and wrapped_without["barriers"] == 16, results

@@ -12,10 +12,8 @@ from migrate_xla.rule.api import SAFE, TORCH, names_trigger, snippet, words
 CHECKPOINT = ("torch.utils.checkpoint.checkpoint",)
 # what runs torch's checkpoint inside and has no form here: flagged
 SEQUENTIAL = ("torch.utils.checkpoint.checkpoint_sequential",)
-WRAPPERS = (
-    "torch.distributed.algorithms._checkpoint.checkpoint_wrapper.checkpoint_wrapper",
-    "torch.distributed.algorithms._checkpoint.checkpoint_wrapper.apply_activation_checkpointing",
-)
+WRAPPERS_MODULE = "torch.distributed.algorithms._checkpoint.checkpoint_wrapper"
+WRAPPER, APPLY = f"{WRAPPERS_MODULE}.checkpoint_wrapper", f"{WRAPPERS_MODULE}.apply_activation_checkpointing"
 HELPER = "xla_checkpoint"
 HELPER_DEF = f'''
 def {HELPER}(function, *args, use_reentrant=None, preserve_rng_state=True, **kwargs):
@@ -35,6 +33,37 @@ def {HELPER}(function, *args, use_reentrant=None, preserve_rng_state=True, **kwa
         return function(*args, **kwargs)
     return torch_xla.utils.checkpoint.checkpoint(function, *args, preserve_rng_state=preserve_rng_state)
 '''
+WRAPPER_HELPER = "xla_checkpoint_wrapper"
+WRAPPER_DEF = f'''
+def {WRAPPER_HELPER}(module, checkpoint_impl=None, checkpoint_fn=None, **checkpoint_fn_kwargs):
+    """FSDP's checkpoint_wrapper on the XLA device, written by xla-migrate (XLA906): torch's wrapper
+    runs torch's checkpoint, which fails there; torch_xla's ``checkpoint_module`` gives the module a
+    forward that recomputes its activations in the backward pass (torch_xla's reentrant checkpoint
+    where an input requires a gradient, the forward whole otherwise: the same values and gradients,
+    whichever checkpoint the options chose). The module is changed in place and returned: no
+    wrapper module, its parameters keep their names ({DEFECTS_DOC})."""
+    from torch_xla.distributed.fsdp import checkpoint_module
+
+    return checkpoint_module(module)
+'''
+APPLY_HELPER = "xla_apply_activation_checkpointing"
+APPLY_DEF = f'''
+def {APPLY_HELPER}(model, checkpoint_wrapper_fn=None, check_fn=lambda _: True):
+    """FSDP's apply_activation_checkpointing on the XLA device, written by xla-migrate (XLA906): each
+    module inside ``model`` that ``check_fn`` picks gets its activations recomputed in the backward
+    pass by ``{WRAPPER_HELPER}``, whichever wrapper ``checkpoint_wrapper_fn`` names (torch's run
+    torch's checkpoint, which fails there; an offloading one's host memory is not XLA's)."""
+    for module in list(model.modules())[1:]:
+        if check_fn(module):
+            {WRAPPER_HELPER}(module)
+    return model
+'''
+# what each name the rule renames becomes, and the functions that one needs written into the file
+RENAMED = {
+    CHECKPOINT[0]: (HELPER, (HELPER_DEF,)),
+    WRAPPER: (WRAPPER_HELPER, (WRAPPER_DEF,)),
+    APPLY: (APPLY_HELPER, (WRAPPER_DEF, APPLY_DEF)),
+}
 FAILS = (
     "torch's activation checkpointing fails on the XLA device: it asks for a `torch.xla` device module, which "
     "torch_xla 2.9 does not register (\"module 'torch' has no attribute 'xla'\"; measured on CPU PJRT, "
@@ -45,8 +74,10 @@ FAILS = (
 class ActivationCheckpoint(RenamesReferences):
     """``torch.utils.checkpoint.checkpoint``, called or passed on (``partial(checkpoint,
     use_reentrant=False)``), becomes ``xla_checkpoint``, a function written into the file that
-    runs torch_xla's checkpoint where it computes the same; ``checkpoint_sequential`` and FSDP's
-    ``checkpoint_wrapper`` / ``apply_activation_checkpointing`` are flagged.
+    runs torch_xla's checkpoint where it computes the same; FSDP's ``checkpoint_wrapper`` and
+    ``apply_activation_checkpointing`` become ``xla_checkpoint_wrapper`` and
+    ``xla_apply_activation_checkpointing``, written too, which give the layers torch_xla's
+    checkpointed forward; ``checkpoint_sequential`` is flagged.
 
     Measured on torch_xla 2.9.0, CPU PJRT (tests/test_runtime_defects.py): torch's
     ``checkpoint`` of a module on the XLA device raises ``AttributeError: module 'torch' has no
@@ -63,20 +94,26 @@ class ActivationCheckpoint(RenamesReferences):
     checkpoint where an input requires a gradient and nothing is passed by keyword, and the
     function whole otherwise: the same values and gradients everywhere, the memory saved where
     torch_xla can save it. Safe, applied by default: the code as written cannot run on XLA.
-    ``checkpoint_sequential`` and FSDP's wrappers run torch's checkpoint inside and are flagged
-    with what to write (``xla_checkpoint`` in the layers' forward, or
-    ``torch_xla.distributed.fsdp.checkpoint_module``). PyTorch/XLA only, as the family.
+    FSDP's wrappers run torch's checkpoint inside: ``checkpoint_wrapper(layer, ...)`` becomes
+    torch_xla's ``checkpoint_module(layer)`` (the same policy: its reentrant checkpoint where an
+    input requires a gradient; in place, so the parameters keep their names, where torch's wrapper
+    module renames them and its state-dict hooks name them back), and
+    ``apply_activation_checkpointing(model, checkpoint_wrapper_fn=..., check_fn=...)`` applies it
+    to each module inside ``model`` that ``check_fn`` picks, as torch applies its wrapper (the
+    wrapper chosen, reentrant, not or offloading, computes the same). One given an
+    ``auto_wrap_policy`` and ``checkpoint_sequential`` (no form in torch_xla) are flagged with
+    what to write. PyTorch/XLA only, as the family.
     """
 
     CODE = "XLA906"
     NAME = "activation-checkpoint"
     SUMMARY = (
-        "torch.utils.checkpoint.checkpoint, which fails on the XLA device, becomes torch_xla's where it computes "
-        "the same; checkpoint_sequential and FSDP's checkpoint wrappers are flagged"
+        "torch.utils.checkpoint.checkpoint and FSDP's checkpoint wrappers, which fail on the XLA device, become "
+        "torch_xla's where it computes the same; checkpoint_sequential is flagged"
     )
     FIX = SAFE
     SEVERITY = "error"
-    TRIGGERS = (names_trigger(*CHECKPOINT, *SEQUENTIAL, *WRAPPERS),)
+    TRIGGERS = (names_trigger(*RENAMED, *SEQUENTIAL),)
     # each of those names resolves through an import that spells ``utils`` or ``_checkpoint`` (not
     # torch.distributed.checkpoint's, which names checkpoints everywhere)
     REQUIRES = (words("utils", "_checkpoint"),)
@@ -87,11 +124,13 @@ class ActivationCheckpoint(RenamesReferences):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self.attributes: set[int] = set()  # names that are an attribute's, not references
+        self.left: set[int] = set()  # references in calls that keep their flag (an auto-wrap policy)
         self.first_top: cst.CSTNode | None = None  # the top-level statement of the first fix
-        self.defined = False
+        self.wanted: dict[str, None] = {}  # the functions to write, in order
+        self.defined: set[str] = set()
 
     def visit_Module(self, node: cst.Module) -> None:
-        self.defined = any(isinstance(s, cst.FunctionDef) and s.name.value == HELPER for s in node.body)
+        self.defined = {s.name.value for s in node.body if isinstance(s, cst.FunctionDef)}
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self.attributes.add(id(node.attr))
@@ -104,12 +143,13 @@ class ActivationCheckpoint(RenamesReferences):
                 f"`{snippet(node)}`: {FAILS}, and torch_xla has no checkpoint_sequential: call `{HELPER}` (what "
                 f"XLA906 writes for `checkpoint`) on each segment instead",
             )
-        elif name in WRAPPERS:
+        elif name == APPLY and any(a.keyword is not None and a.keyword.value == "auto_wrap_policy" for a in node.args):
+            self.left.add(id(node.func))
             self.flag(
                 node,
-                f"`{snippet(node)}`: the wrapped layers run torch's checkpoint: {FAILS}; wrap them with "
-                "`torch_xla.distributed.fsdp.checkpoint_module(layer)` instead, or call torch_xla's "
-                "`torch_xla.utils.checkpoint.checkpoint` in their forward",
+                f"`{snippet(node)}`: the wrapped layers run torch's checkpoint: {FAILS}; with an auto-wrap policy "
+                "it has no form here: give each layer the policy picks "
+                "`torch_xla.distributed.fsdp.checkpoint_module(layer)` instead",
             )
 
     def leave_Name(self, original: cst.Name, updated: cst.Name):
@@ -121,26 +161,43 @@ class ActivationCheckpoint(RenamesReferences):
         return self._reference(original, updated)
 
     def _reference(self, original, updated):
-        if self.in_import or self.qualname(original) not in CHECKPOINT:
+        renamed = None if self.in_import or id(original) in self.left else RENAMED.get(self.qualname(original))
+        if renamed is None:
             return updated
+        helper, definitions = renamed
         head = original
         while isinstance(head, cst.Attribute):
             head = head.value
+        why = (
+            f"{FAILS}; the fix calls `{HELPER}`, written after the file's imports: torch_xla's checkpoint where an "
+            "input requires a gradient and nothing goes by keyword (its reentrant form), the function run whole "
+            "otherwise (the same values and gradients)"
+            if helper == HELPER
+            else f"the wrapped layers run torch's checkpoint: {FAILS}; the fix calls `{helper}`, written after the "
+            "file's imports, which gives each layer torch_xla's checkpointed forward "
+            "(`torch_xla.distributed.fsdp.checkpoint_module`, in place: the parameters keep their names)"
+        )
         replaced = self.replace(
             original,
             updated,
-            cst.Name(HELPER),
-            f"`{snippet(original)}`: {FAILS}; the fix calls `{HELPER}`, written after the file's imports: "
-            "torch_xla's checkpoint where an input requires a gradient and nothing goes by keyword (its "
-            "reentrant form), the function run whole otherwise (the same values and gradients)",
-            imports=[TORCH],
+            cst.Name(helper),
+            f"`{snippet(original)}`: {why}",
+            imports=[TORCH] if helper == HELPER else [],
             drop_if_unused=[self.ctx.bindings[head.value]] if head.value in self.ctx.bindings else [],
         )
-        if replaced is not updated and self.first_top is None and self.ctx.statements:
-            self.first_top = self.ctx.statements[0]
+        if replaced is not updated:
+            self.wanted.update(dict.fromkeys(definitions))
+            if self.first_top is None and self.ctx.statements:
+                self.first_top = self.ctx.statements[0]
         return replaced
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
-        if self.first_top is None or self.defined:
+        sources = [d for d in self.wanted if _defined_name(d) not in self.defined]
+        if self.first_top is None or not sources:
             return updated
-        return with_definitions(original, updated, [HELPER_DEF], self.first_top)
+        return with_definitions(original, updated, sources, self.first_top)
+
+
+def _defined_name(source: str) -> str:
+    """``xla_checkpoint`` for the code of ``def xla_checkpoint(...)``."""
+    return source.split("def ", 1)[1].split("(", 1)[0]

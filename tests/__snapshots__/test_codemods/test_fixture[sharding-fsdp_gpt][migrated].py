@@ -1,12 +1,13 @@
 # fixture: target=spmd
 """A small GPT trained with FullyShardedDataParallel (FSDP v1), torchrun-style: each
 transformer block its own FSDP unit (a transformer auto-wrap policy), bfloat16 mixed
-precision, full sharding, AdamW. The tokens are generated, so it runs anywhere.
+precision, full sharding, each block's activations recomputed in the backward pass (FSDP's
+non-reentrant checkpoint wrapper, as PyTorch's FSDP tutorial applies it), AdamW. The tokens are generated, so it runs anywhere.
 
     torchrun --standalone --nproc_per_node=8 fsdp_gpt.py
 
 Runnable: tests/test_sharding.py verifies its SPMD migration on four CPU devices.
-[XLA102, XLA105, XLA109, XLA201, XLA202, XLA604, XLA609, XLA620, XLA621, XLA624]
+[XLA102, XLA105, XLA109, XLA201, XLA202, XLA604, XLA609, XLA620, XLA621, XLA624, XLA906]
 """
 
 import argparse
@@ -16,11 +17,37 @@ import os
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import (
+    CheckpointImpl)
 import torch_xla
 import torch_xla.distributed.fsdp.wrap as xla_wrap
 import torch_xla.distributed.spmd as xs
 import torch_xla.runtime as xr
 from torch_xla.experimental.spmd_fully_sharded_data_parallel import SpmdFullyShardedDataParallel as FSDPv2
+
+
+def xla_checkpoint_wrapper(module, checkpoint_impl=None, checkpoint_fn=None, **checkpoint_fn_kwargs):
+    """FSDP's checkpoint_wrapper on the XLA device, written by xla-migrate (XLA906): torch's wrapper
+    runs torch's checkpoint, which fails there; torch_xla's ``checkpoint_module`` gives the module a
+    forward that recomputes its activations in the backward pass (torch_xla's reentrant checkpoint
+    where an input requires a gradient, the forward whole otherwise: the same values and gradients,
+    whichever checkpoint the options chose). The module is changed in place and returned: no
+    wrapper module, its parameters keep their names (xla-migrate's docs/runtime_defects.md)."""
+    from torch_xla.distributed.fsdp import checkpoint_module
+
+    return checkpoint_module(module)
+
+
+def xla_apply_activation_checkpointing(model, checkpoint_wrapper_fn=None, check_fn=lambda _: True):
+    """FSDP's apply_activation_checkpointing on the XLA device, written by xla-migrate (XLA906): each
+    module inside ``model`` that ``check_fn`` picks gets its activations recomputed in the backward
+    pass by ``xla_checkpoint_wrapper``, whichever wrapper ``checkpoint_wrapper_fn`` names (torch's run
+    torch's checkpoint, which fails there; an offloading one's host memory is not XLA's)."""
+    for module in list(model.modules())[1:]:
+        if check_fn(module):
+            xla_checkpoint_wrapper(module)
+    return model
+
 
 torch.__future__.set_swap_module_params_on_conversion(True)
 
@@ -82,6 +109,10 @@ def main():
         auto_wrap_policy=policy,
     )
     model.forward = torch.autocast("xla", dtype=torch.bfloat16)(model.forward)
+    non_reentrant_wrapper = functools.partial(xla_checkpoint_wrapper, checkpoint_impl=CheckpointImpl.NO_REENTRANT)
+    xla_apply_activation_checkpointing(
+        model, checkpoint_wrapper_fn=non_reentrant_wrapper, check_fn=lambda m: isinstance(m, Block)
+    )
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr)
 
     tokens = torch.randint(0, VOCAB, (args.steps, args.batch_size, SEQ + 1), generator=torch.Generator().manual_seed(1))
