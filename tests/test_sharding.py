@@ -64,6 +64,13 @@ def test_sharded_example_keeps_the_unsharded_losses_on_virtual_devices(script, d
     assert holds["parameters"] == held["per_device"] and "; it holds parameters" in result.output
 
 
+def run_on_devices(script: Path, devices: int = 4) -> subprocess.CompletedProcess:
+    """``script`` run from its folder as one SPMD process over ``devices`` CPU devices."""
+    env = {**os.environ, "PJRT_DEVICE": "CPU", "CPU_NUM_DEVICES": str(devices)}
+    command = [sys.executable, script.name]
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300, cwd=script.parent)
+
+
 SABOTAGES = {
     # a migration that takes the devices for processes (``xr.world_size()`` read as the device
     # count) trains each step on a quarter of the global batch, as if the gradient of the other
@@ -140,8 +147,7 @@ def test_the_tensor_parallel_plan_shards_the_weights_as_its_styles_do(tmp_path):
     assert 'xla_parallelize_module(model, mesh, plan, axis="tp")' in migrated
     script = tmp_path / "plan.py"
     script.write_text(migrated + "\nmain()\n")
-    env = {**os.environ, "PJRT_DEVICE": "CPU", "CPU_NUM_DEVICES": "4"}
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    done = run_on_devices(script)
     assert done.returncode == 0, done.stderr[-2000:]
     specs = dict(line.split(" ", 1) for line in done.stdout.splitlines())
     # a 2x2 mesh ("dp", "tp"): a dimension split over "tp" is split in 2, the rest replicated over "dp"
@@ -183,8 +189,7 @@ def test_keyword_inputs_and_partial_layouts_of_a_plan_are_marked(tmp_path):
     assert "\"input_kwargs\": {'shift': 0}" in migrated and '\'out\': {"style": "rowwise", "output": None}' in migrated
     script = tmp_path / "keywords.py"
     script.write_text(migrated + "\nmain()\n")
-    env = {**os.environ, "PJRT_DEVICE": "CPU", "CPU_NUM_DEVICES": "4"}
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    done = run_on_devices(script)
     assert done.returncode == 0, migrated + done.stderr[-2000:]
     printed = dict(line.split(" ", 1) for line in done.stdout.splitlines())
     assert printed["shift"].startswith("{devices=[4,1]"), done.stdout  # split on its first dimension
@@ -216,8 +221,7 @@ def test_fully_shard_after_tensor_parallelism_adds_its_axis_to_each_layout(tmp_p
     )
     script = tmp_path / "plan.py"
     script.write_text(migrated + "\nmain()\n")
-    env = {**os.environ, "PJRT_DEVICE": "CPU", "CPU_NUM_DEVICES": "4"}
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    done = run_on_devices(script)
     assert done.returncode == 0, migrated + done.stderr[-2000:]
     specs = dict(line.split(" ", 1) for line in done.stdout.splitlines())
     # a 2x2 mesh: ("dp", "tp") together split a dimension in 4, one of them in 2
@@ -360,8 +364,7 @@ def test_a_distributed_checkpoint_of_sharded_parameters_loads_back_equal(tmp_pat
     assert "planner=xc.SPMDSavePlanner()" in migrated and "planner=xc.SPMDLoadPlanner()" in migrated
     script = tmp_path / "checkpointed.py"
     script.write_text(migrated + f"\nmain({str(tmp_path / 'checkpoint')!r})\n")
-    env = {**os.environ, "PJRT_DEVICE": "CPU", "CPU_NUM_DEVICES": "4"}
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    done = run_on_devices(script)
     assert done.returncode == 0, migrated + done.stderr[-2000:]
     assert done.stdout.split() == ["True"]
 
@@ -411,10 +414,7 @@ def test_a_full_state_dict_loads_into_the_layouts_of_a_model_on_the_meta_device(
     (tmp_path / "helpers.py").write_text(helpers)
     layout = "def LAYOUT(p):\n    import torch_xla\n    return torch_xla._XLAC._get_xla_sharding_spec(p)\n\n"
     (tmp_path / "loaded.py").write_text(layout + script + "\nmain()\n")
-    env = {**os.environ, "PJRT_DEVICE": "CPU", "CPU_NUM_DEVICES": "4"}
-    done = subprocess.run(
-        [sys.executable, "loaded.py"], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path
-    )
+    done = run_on_devices(tmp_path / "loaded.py")
     assert done.returncode == 0, script + done.stderr[-2000:]
     lines = done.stdout.splitlines()
     assert len(lines) == 8, done.stdout
@@ -435,8 +435,7 @@ def test_checks_of_the_world_size_count_the_devices_in_the_spmd_program(tmp_path
     assert "_world_size = xr.world_size()" in migrated  # what the script logs stays the program's
     script = tmp_path / "checked.py"
     script.write_text(migrated)
-    env = {**os.environ, "PJRT_DEVICE": "CPU", "CPU_NUM_DEVICES": "4"}
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    done = run_on_devices(script)
     assert done.returncode == 0, migrated + done.stderr[-2000:]
     assert done.stdout.count("(world size 1)") == 3, done.stdout
 

@@ -15,7 +15,7 @@ from codemods.cuda_only.common import (
     CudaOnlyApi,
     Mirrored,
 )
-from codemods.shared.definitions import with_definitions
+from codemods.shared.definitions import Written
 from migrate_xla.rule.api import CUDA_WORD, names_trigger, snippet
 
 STREAM_APIS = (
@@ -157,11 +157,7 @@ class CudaEvent(Mirrored):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self.first_use: cst.CSTNode | None = None  # the top-level statement of the first conversion
-        self.defined = False
-
-    def visit_Module(self, node: cst.Module) -> None:
-        self.defined = any(isinstance(s, cst.ClassDef) and s.name.value == XLA_EVENT for s in node.body)
+        self.written = Written(ctx, {XLA_EVENT: XLA_EVENT_SOURCE})
 
     def converts(self, node: cst.CSTNode, api: str) -> bool:
         if self.ctx.runtime != "torch-xla":
@@ -184,14 +180,12 @@ class CudaEvent(Mirrored):
             f"`{snippet(original)}` -> {XLA_EVENT_WHY}",
             drop_if_unused=self.ctx.import_behind(original),
         )
-        if replaced is not updated and self.first_use is None and self.ctx.statements:
-            self.first_use = self.ctx.statements[0]
+        if replaced is not updated:
+            self.written.use(XLA_EVENT)
         return replaced
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
-        if self.first_use is None or self.defined:
-            return updated
-        return with_definitions(original, updated, [XLA_EVENT_SOURCE], self.first_use)
+        return self.written.write(original, updated)
 
 
 class CudaGraph(CudaOnlyApi):

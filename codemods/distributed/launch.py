@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.distributed.common import DDP_GUIDE
-from codemods.shared.definitions import with_definitions
+from codemods.shared.definitions import Written
 from codemods.shared.device_values import KEPT_CUDA_CHECKS
 from codemods.shared.launch_plan import LAUNCH_WORDS, LaunchPlan, launch_plan
 from codemods.shared.sharded_models import SPMD_TARGETS, shards_its_model
@@ -134,8 +134,7 @@ class MpSpawnToLaunch(Rule):
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.plan = LaunchPlan()
-        self.counted_at: cst.CSTNode | None = None  # the top-level statement of the first count written
-        self.defined: set[str] = set()  # what the module defines at top level
+        self.written = Written(ctx, {LAUNCH_COUNT: LAUNCH_COUNT_DEF})
         self.spmd = False  # the script shards its model: the worker is called once
         self.parent_seeds = False  # the parent's code seeds torch before the spawn
         self.functions: dict[str, cst.FunctionDef] = {}  # the module's own, by name
@@ -148,13 +147,10 @@ class MpSpawnToLaunch(Rule):
             and self.plan.once
             and shards_its_model(self, node)
         )
-        self.defined = {s.name.value for s in node.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))}
         self.functions = {s.name.value: s for s in node.body if isinstance(s, cst.FunctionDef)}
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
-        if self.counted_at is None or LAUNCH_COUNT in self.defined:
-            return updated
-        return with_definitions(original, updated, [LAUNCH_COUNT_DEF], self.counted_at)
+        return self.written.write(original, updated)
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
         if id(original) not in self.plan.dropped_counts or self.ctx.runtime != "torch-xla":
@@ -196,8 +192,8 @@ class MpSpawnToLaunch(Rule):
                 imports=[TORCH_XLA, XR, OS],
                 drop_if_unused=self.ctx.import_behind(original.func),
             )
-            if counted is not original and self.counted_at is None and self.ctx.statements:
-                self.counted_at = self.ctx.statements[0]
+            if counted is not original:
+                self.written.use(LAUNCH_COUNT)
             return counted
         if id(original) not in self.plan.spawns:
             return updated
@@ -295,8 +291,8 @@ class MpSpawnToLaunch(Rule):
             imports=[TORCH_XLA, XR, OS, TORCH] if LAUNCH_COUNT in new else [TORCH],
             drop_if_unused=self.ctx.import_behind(original.func),
         )
-        if LAUNCH_COUNT in new and replaced is not original and self.counted_at is None and self.ctx.statements:
-            self.counted_at = self.ctx.statements[0]
+        if LAUNCH_COUNT in new and replaced is not original:
+            self.written.use(LAUNCH_COUNT)
         return replaced
 
     # -- TorchTPU: the spawn stays, after the TPU launch environment ------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.runtime_defects.common import DEFECTS_DOC, RenamesReferences
-from codemods.shared.definitions import with_definitions
+from codemods.shared.definitions import Written
 from migrate_xla.rule.api import SAFE, TORCH, names_trigger, snippet, words
 
 CHECKPOINT = ("torch.utils.checkpoint.checkpoint",)
@@ -58,12 +58,9 @@ def {APPLY_HELPER}(model, checkpoint_wrapper_fn=None, check_fn=lambda _: True):
             {WRAPPER_HELPER}(module)
     return model
 '''
-# what each name the rule renames becomes, and the functions that one needs written into the file
-RENAMED = {
-    CHECKPOINT[0]: (HELPER, (HELPER_DEF,)),
-    WRAPPER: (WRAPPER_HELPER, (WRAPPER_DEF,)),
-    APPLY: (APPLY_HELPER, (WRAPPER_DEF, APPLY_DEF)),
-}
+# what each name the rule renames becomes: a function written into the file
+RENAMED = {CHECKPOINT[0]: HELPER, WRAPPER: WRAPPER_HELPER, APPLY: APPLY_HELPER}
+WRITTEN = {HELPER: HELPER_DEF, WRAPPER_HELPER: WRAPPER_DEF, APPLY_HELPER: APPLY_DEF}
 FAILS = (
     "torch's activation checkpointing fails on the XLA device: it asks for a `torch.xla` device module, which "
     "torch_xla 2.9 does not register (\"module 'torch' has no attribute 'xla'\"; measured on CPU PJRT, "
@@ -125,12 +122,7 @@ class ActivationCheckpoint(RenamesReferences):
         super().__init__(ctx)
         self.attributes: set[int] = set()  # names that are an attribute's, not references
         self.left: set[int] = set()  # references in calls that keep their flag (an auto-wrap policy)
-        self.first_top: cst.CSTNode | None = None  # the top-level statement of the first fix
-        self.wanted: dict[str, None] = {}  # the functions to write, in order
-        self.defined: set[str] = set()
-
-    def visit_Module(self, node: cst.Module) -> None:
-        self.defined = {s.name.value for s in node.body if isinstance(s, cst.FunctionDef)}
+        self.written = Written(ctx, WRITTEN, {APPLY_HELPER: (WRAPPER_HELPER,)})
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self.attributes.add(id(node.attr))
@@ -161,10 +153,9 @@ class ActivationCheckpoint(RenamesReferences):
         return self._reference(original, updated)
 
     def _reference(self, original, updated):
-        renamed = None if self.in_import or id(original) in self.left else RENAMED.get(self.qualname(original))
-        if renamed is None:
+        helper = None if self.in_import or id(original) in self.left else RENAMED.get(self.qualname(original))
+        if helper is None:
             return updated
-        helper, definitions = renamed
         head = original
         while isinstance(head, cst.Attribute):
             head = head.value
@@ -186,18 +177,8 @@ class ActivationCheckpoint(RenamesReferences):
             drop_if_unused=[self.ctx.bindings[head.value]] if head.value in self.ctx.bindings else [],
         )
         if replaced is not updated:
-            self.wanted.update(dict.fromkeys(definitions))
-            if self.first_top is None and self.ctx.statements:
-                self.first_top = self.ctx.statements[0]
+            self.written.use(helper)
         return replaced
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
-        sources = [d for d in self.wanted if _defined_name(d) not in self.defined]
-        if self.first_top is None or not sources:
-            return updated
-        return with_definitions(original, updated, sources, self.first_top)
-
-
-def _defined_name(source: str) -> str:
-    """``xla_checkpoint`` for the code of ``def xla_checkpoint(...)``."""
-    return source.split("def ", 1)[1].split("(", 1)[0]
+        return self.written.write(original, updated)

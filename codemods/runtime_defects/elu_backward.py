@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.runtime_defects.common import DEFECTS_DOC, RenamesReferences
-from codemods.shared.definitions import with_definitions
+from codemods.shared.definitions import Written
 from migrate_xla.rule.api import SAFE, TORCH, FileContext, call_arg, names_trigger, snippet
 
 # torch's constants (torch/nn/functional.py, aten's selu)
@@ -147,12 +147,7 @@ class EluBackward(RenamesReferences):
         super().__init__(ctx)
         self.skip: set[int] = set()  # names that are not references: attributes' names, keywords, in place calls
         self.in_helper = 0  # inside a helper this rule wrote (class XlaELU(torch.nn.ELU))
-        self.used: set[str] = set()  # the helpers the fixes of this pass call
-        self.first_top: cst.CSTNode | None = None  # the top-level statement of the first fix
-        self.defined: set[str] = set()  # what the module defines at top level
-
-    def visit_Module(self, node: cst.Module) -> None:
-        self.defined = {s.name.value for s in node.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))}
+        self.written = Written(ctx, HELPERS, {helper: (function,) for helper, function in MODULE_FUNCTION.items()})
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if node.name.value in HELPERS:
@@ -221,13 +216,8 @@ class EluBackward(RenamesReferences):
             drop_if_unused=drops,
         )
         if replaced is not updated:
-            self.used.add(helper)
-            if helper in MODULE_FUNCTION:
-                self.used.add(MODULE_FUNCTION[helper])
-            if self.first_top is None and self.ctx.statements:
-                self.first_top = self.ctx.statements[0]
+            self.written.use(helper)
         return replaced
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
-        wanted = [name for name in HELPERS if name in self.used and name not in self.defined]
-        return with_definitions(original, updated, [HELPERS[name] for name in wanted], self.first_top)
+        return self.written.write(original, updated)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.sharding.common import SPMD_GUIDE, XS, StatementRule, imports_behind
-from codemods.shared.definitions import with_definitions
+from codemods.shared.definitions import Written
 from codemods.shared.sharded_models import may_shard
 from migrate_xla.rule.api import TORCH, TORCH_XLA, code_of, snippet, subtree, words
 
@@ -110,14 +110,15 @@ SETTERS = {
         ("set_state_dict", SET_BOTH),
     )
 }
-# the functions the rule writes into the file: each one's code and the written functions it calls
+# the functions the rule writes into the file, and the written functions each calls
 WRITTEN = {
-    HELPER: (HELPER_DEF, ()),
-    LIKE: (LIKE_DEF, ()),
-    SET_MODEL: (SET_MODEL_DEF, (LIKE,)),
-    SET_OPTIM: (SET_OPTIM_DEF, (LIKE,)),
-    SET_BOTH: (SET_BOTH_DEF, (SET_MODEL, SET_OPTIM, LIKE)),
+    HELPER: HELPER_DEF,
+    LIKE: LIKE_DEF,
+    SET_MODEL: SET_MODEL_DEF,
+    SET_OPTIM: SET_OPTIM_DEF,
+    SET_BOTH: SET_BOTH_DEF,
 }
+CALLS = {SET_MODEL: (LIKE,), SET_OPTIM: (LIKE,), SET_BOTH: (SET_MODEL, SET_OPTIM, LIKE)}
 
 
 class DTensorQueries(StatementRule):
@@ -187,25 +188,17 @@ class DTensorQueries(StatementRule):
         super().visit_Module(node)
         # a module that neither joins a group nor builds a mesh belongs to its script's program
         self.shards = self.shards or not may_shard(self.ctx.source)
-        # each function written into the file: the top-level statement of its first use
-        self.uses: dict[str, cst.CSTNode] = {}
-        self.defined = {s.name.value for s in node.body if isinstance(s, cst.FunctionDef)}
+        self.written = Written(self.ctx, WRITTEN, CALLS)
         self.targets = 0  # inside an assignment's target: an attribute written, not read
         self.likes = 0  # inside a distribute_tensor call that becomes xla_distribute_like
         self.distributes = self.shards and "distribute_tensor" in self.ctx.source  # (a walk a statement only then)
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
-        used = {name for name in self.uses for name in (name, *WRITTEN[name][1])}
-        wanted = [name for name in WRITTEN if name in used and name not in self.defined]
-        if not wanted:
-            return updated
-        self.ctx.need_whole_module(*wanted, defined=True)  # a slice may have left their definitions out
-        first = min(original.body.index(statement) for statement in self.uses.values())
-        return with_definitions(original, updated, [WRITTEN[name][0] for name in wanted], original.body[first])
+        return self.written.write(original, updated)
 
     def _uses(self, name: str, node: cst.CSTNode) -> None:
-        if name not in self.uses and self.ctx.statements and self.fixes(node):
-            self.uses[name] = self.ctx.statements[0]
+        if self.fixes(node):
+            self.written.use(name)
 
     def _in_written(self) -> bool:
         """Whether the statement is in a function this rule wrote (``xla_set_optimizer_state_dict``

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.sharding.common import FULLY_SHARD, SPMD_GUIDE, XS, StatementRule, imports_behind
-from codemods.shared.definitions import with_definitions
+from codemods.shared.definitions import Written
 from migrate_xla.rule.api import TORCH, call_arg, code_nodes, code_of
 
 # FSDP2's options, which the written function takes, and what each becomes there
@@ -119,8 +119,7 @@ class FullyShardToMarks(StatementRule):
 
     def visit_Module(self, node: cst.Module) -> None:
         super().visit_Module(node)
-        self.first_use: cst.CSTNode | None = None  # the top-level statement of the first helper call
-        self.defined = {s.name.value for s in node.body if isinstance(s, cst.FunctionDef)}
+        self.written = Written(self.ctx, {HELPER: HELPER_DEF, AGAIN: AGAIN_DEF}, {AGAIN: (HELPER,)})
         # FSDP2's initialisation on the meta device: ``model.to_empty(device=...)`` after fully_shard
         calls = [n for n in code_nodes(node) if isinstance(n, cst.Call)] if self.shards else []
         self.materializes = any(_to_empty(call) is not None for call in calls) and any(
@@ -128,17 +127,15 @@ class FullyShardToMarks(StatementRule):
         )
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
-        if self.first_use is None or HELPER in self.defined:
-            return updated
-        return with_definitions(original, updated, [HELPER_DEF, AGAIN_DEF][: 1 + self.materializes], self.first_use)
+        return self.written.write(original, updated)
 
-    def _uses_helper(self, original: cst.CSTNode) -> None:
-        if self.fixes(original) and self.first_use is None and self.ctx.statements:
-            self.first_use = self.ctx.statements[0]
+    def _uses(self, name: str, original: cst.CSTNode) -> None:
+        if self.fixes(original):
+            self.written.use(name)
 
     def convert(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine, plan):
         if isinstance(plan, str):  # ``model.to_empty(...)``: then the marks its parameters wait for
-            self._uses_helper(original)
+            self._uses(AGAIN, original)
             again = cst.parse_statement(f"{AGAIN}({plan})")
             return self.replace(
                 original,
@@ -155,7 +152,7 @@ class FullyShardToMarks(StatementRule):
         now = dict(zip(map(id, original.body[0].value.args), updated.body[0].value.args))
         written = [code_of(now[id(a)].with_changes(comma=cst.MaybeSentinel.DEFAULT)) for a in options]
         call = cst.parse_statement(f"{bound}{HELPER}({', '.join([module, mesh, axis, *written])})")
-        self._uses_helper(original)
+        self._uses(HELPER, original)
         reasons = "; ".join(
             f"`**{code_of(a.value)}`: FSDP2's options, which it takes as the keywords named here"
             if a.star

@@ -15,7 +15,7 @@ from codemods.sharding.common import (
     imports_behind,
     tuple_code,
 )
-from codemods.shared.definitions import with_definitions
+from codemods.shared.definitions import Written
 from codemods.shared.sharded_models import PLACEMENT_MODULES
 from migrate_xla.rule.api import TORCH, XR, append_keyword, call_arg, code_of, parse_expr, snippet, subtree
 
@@ -172,17 +172,10 @@ class TensorParallelToMarks(ShardingRule):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self.defined: set[str] = set()
-        self.first_use: cst.CSTNode | None = None  # the top-level statement of the first call written
-
-    def visit_Module(self, node: cst.Module) -> None:
-        super().visit_Module(node)
-        self.defined = {s.name.value for s in node.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))}
+        self.written = Written(ctx, {HELPER: HELPER_DEF})
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
-        if self.first_use is None or HELPER in self.defined:
-            return updated
-        return with_definitions(original, updated, [HELPER_DEF], self.first_use)
+        return self.written.write(original, updated)
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         if not self.shards:
@@ -362,6 +355,6 @@ class TensorParallelToMarks(ShardingRule):
             imports=[XS, TORCH],
             drop_if_unused=imports_behind(self, original.func),
         )
-        if replaced is not updated and self.first_use is None and self.ctx.statements:
-            self.first_use = self.ctx.statements[0]
+        if replaced is not updated:
+            self.written.use(HELPER)
         return replaced

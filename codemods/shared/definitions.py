@@ -3,9 +3,39 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import libcst as cst
 
 from codemods.shared.statements import is_docstring, is_import_line
+from migrate_xla.rule.api import FileContext
+
+
+class Written:
+    """What a rule writes into the file, by name: its code (``sources``, in the order they are
+    written) and the written names that code calls (``calls``). A fix notes each name it uses
+    (``use``, which also notes the top-level statement of the first use); at the module's end
+    ``write`` adds, once and above that statement, those the file does not define yet, the
+    whole file parsed where a slice may have left their definitions out."""
+
+    def __init__(self, ctx: FileContext, sources: Mapping[str, str], calls: Mapping[str, Sequence[str]] = {}) -> None:
+        self.ctx, self.sources, self.calls = ctx, sources, calls
+        self.used: dict[str, None] = {}
+        self.first_use: cst.CSTNode | None = None
+
+    def use(self, name: str) -> None:
+        for used in (name, *self.calls.get(name, ())):
+            self.used[used] = None
+        if self.first_use is None and self.ctx.statements:
+            self.first_use = self.ctx.statements[0]
+
+    def write(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        defined = {s.name.value for s in original.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))}
+        wanted = [name for name in self.sources if name in self.used and name not in defined]
+        if self.first_use is None or not wanted:
+            return updated
+        self.ctx.need_whole_module(*wanted, defined=True)
+        return with_definitions(original, updated, [self.sources[name] for name in wanted], self.first_use)
 
 
 def with_definitions(

@@ -304,11 +304,12 @@ class FileContext:
     def need_whole_module(self, *names: str, defined: bool = False) -> None:
         """Called by a rule whose analysis needs code a slice may have left out; with ``names``,
         only code that spells one of them as a word (all a name's assignments and uses, all a
-        function's calls spell it), or with ``defined``, only code that defines one (``def name``)."""
+        function's calls spell it), or with ``defined``, only code that defines one (``def name``,
+        ``class name``)."""
         if self.left_out is None:
             return  # the tree is the whole file
         if names:
-            spelled = rf"def(?<!\wdef)[ \t]+{words(*names)}" if defined else words(*names)
+            spelled = rf"(?:def(?<!\wdef)|class(?<!\wclass))[ \t]+{words(*names)}" if defined else words(*names)
             if not re.search(spelled, self.left_out):
                 return
         raise WholeModuleNeeded
