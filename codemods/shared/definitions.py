@@ -18,8 +18,10 @@ class Written:
     ``write`` adds, once and above that statement, those the file does not define yet, the
     whole file parsed where a slice may have left their definitions out."""
 
-    def __init__(self, ctx: FileContext, sources: Mapping[str, str], calls: Mapping[str, Sequence[str]] = {}) -> None:
-        self.ctx, self.sources, self.calls = ctx, sources, calls
+    def __init__(
+        self, ctx: FileContext, sources: Mapping[str, str], calls: Mapping[str, Sequence[str]] | None = None
+    ) -> None:
+        self.ctx, self.sources, self.calls = ctx, sources, calls or {}
         self.used: dict[str, None] = {}
         self.first_use: cst.CSTNode | None = None
 
