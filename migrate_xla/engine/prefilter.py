@@ -123,14 +123,24 @@ def triggered(rules: Sequence, text: str) -> list:
     seen: dict[str, bool] = {}  # rules share patterns (``cuda`` as a word, ``.cuda(``)
     words: set[str] | None = None
 
-    def has_word(names: frozenset[str]) -> bool:
+    def text_words() -> set[str]:
         nonlocal words
+        if words is None:
+            words = set(_WORD.findall(text))
+        return words
+
+    def has_word(names: frozenset[str]) -> bool:
         if words is None:
             found = _first_occurrences(text, names)
             if found is not None:
                 return found  # most files: no need to list the text's words
-            words = set(_WORD.findall(text))
-        return not words.isdisjoint(names)
+        return not text_words().isdisjoint(names)
+
+    def may_hold(literal: str) -> bool:
+        """False where a word ``literal`` holds between two non-word characters of its own (``cuda``
+        in ``.cuda(``) is not one of the text's words: then it cannot occur, and no scan is needed."""
+        inner = _inner_words(literal)
+        return not inner or inner <= text_words()
 
     def occurs(pattern: str) -> bool:
         hit = seen.get(pattern)
@@ -138,14 +148,15 @@ def triggered(rules: Sequence, text: str) -> list:
             hit = False
             for kind, what in _tests(pattern):
                 if kind == "text":
-                    hit = any(literal in text for literal in what)
+                    hit = any(may_hold(literal) and literal in text for literal in what)
                 elif kind == "absent":
                     hit = not any(literal in text for literal in what)
                 elif kind == "words":
                     hit = has_word(what)
                 else:
                     starts, source = what
-                    hit = any(start in text for start in starts) and _compiled(source).search(text) is not None
+                    hit = any(may_hold(start) and start in text for start in starts)
+                    hit = hit and _compiled(source).search(text) is not None
                 if hit:
                     break
             seen[pattern] = hit
@@ -210,6 +221,15 @@ def _word_names(pattern: str) -> frozenset[str] | None:
             return None
         names.append(name)
     return frozenset(names)
+
+
+@cache
+def _inner_words(literal: str) -> frozenset[str]:
+    """The words of ``literal`` between two non-word characters of its own: each is a whole word of
+    any text the literal occurs in (``cuda`` of ``.cuda(``; not ``torch`` of ``torch.cu``, which may
+    end a longer word there)."""
+    runs = [match.span() for match in _WORD.finditer(literal)]
+    return frozenset(literal[start:end] for start, end in runs if start > 0 and end < len(literal))
 
 
 def _first_occurrences(text: str, names: frozenset[str], tries: int = 4) -> bool | None:
