@@ -173,9 +173,10 @@ def triggered(rules: Sequence, text: str) -> list:
 # Most patterns need no regex. A pattern is read as its top-level alternatives, each
 # tested its cheapest way: ``words(...)`` of rule.py (names, each as a whole word) and
 # ``name(?<!\wname)\b`` are looked up among the text's words; a literal (``\.cuda\(``, and
-# a few characters to choose from: ``['"]xla['"]``) is found with ``in``, and so is its
-# absence, ``\A(?![\s\S]*LITERAL)``; any other regex is compiled only for a text that holds
-# a literal every match of it starts with. Each answers exactly as ``re.search`` would;
+# a few characters to choose from: ``['"]xla['"]``) is found with ``in`` (not even scanned for
+# where a word it holds between two non-word characters of its own is none of the text's:
+# ``_inner_words``), and so is its absence, ``\A(?![\s\S]*LITERAL)``; any other regex is
+# compiled only for a text that holds a literal every match of it starts with. Each answers exactly as ``re.search`` would;
 # compiling the patterns is most of the pre-filter of a pre-commit run, and scanning the
 # text once for each name most of a big tree's.
 _WORD = re.compile(r"\w+")
