@@ -9,6 +9,7 @@ import libcst as cst
 
 from codemods.distributed.launch import MpSpawnToLaunch
 from codemods.shared.launch_plan import LaunchPlan, is_device_count, launch_plan
+from codemods.shared.statements import environment_variable
 from migrate_xla.rule.api import (
     GAP,
     ON_ACCELERATOR,
@@ -19,7 +20,6 @@ from migrate_xla.rule.api import (
     code_of,
     last_name,
     parse_expr,
-    string_value,
 )
 
 WORLD_NAME = re.compile(r"world_?size|num_replicas|nprocs", re.IGNORECASE)
@@ -76,15 +76,6 @@ class XlaOrdinals(Rule):
     def visit_Comparison(self, node: cst.Comparison) -> None:
         self.compared |= {id(node.left), *(id(c.comparator) for c in node.comparisons)}
 
-    def _env_variable(self, node: cst.CSTNode) -> str | None:
-        """``RANK`` for ``os.environ["RANK"]``, ``os.environ.get("RANK", 0)``, ``os.getenv("RANK")``."""
-        if isinstance(node, cst.Subscript) and self.qualname(node.value) == "os.environ" and len(node.slice) == 1:
-            index = node.slice[0].slice
-            return string_value(index.value) if isinstance(index, cst.Index) else None
-        if isinstance(node, cst.Call) and self.qualname(node.func) in ("os.environ.get", "os.getenv") and node.args:
-            return string_value(node.args[0].value)
-        return None
-
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         name = self.qualname(original.func)
         if name in DIST_ORDINALS and not original.args:
@@ -96,7 +87,7 @@ class XlaOrdinals(Rule):
             and len(original.args) == 1
             and id(original) not in self.compared
         ):
-            variable = self._env_variable(original.args[0].value)
+            variable = environment_variable(self.qualname, original.args[0].value)
             if variable in ENV_ORDINALS:
                 return self._ordinal(original, updated, ENV_ORDINALS[variable], f"torchrun's `{variable}`")
         return updated

@@ -5,7 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.sharding.common import SPMD_GUIDE, TRIGGER, ShardingRule
-from migrate_xla.rule.api import XR, code_nodes, code_of, snippet, string_value, words
+from codemods.shared.statements import environment_variable
+from migrate_xla.rule.api import XR, code_nodes, code_of, snippet, words
 
 WORLD_SIZE_CALLS = ("torch.distributed.get_world_size", "torch_xla.runtime.world_size")
 DEVICE_COUNT = "xr.global_runtime_device_count()"
@@ -74,16 +75,9 @@ class DeviceCountChecks(ShardingRule):
         """``dist.get_world_size()``, ``xr.world_size()``, torchrun's ``WORLD_SIZE`` (in ``int()``)."""
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "int":
             value = value.args[0].value if len(value.args) == 1 else value
-        if isinstance(value, cst.Call):
-            if self.qualname(value.func) in WORLD_SIZE_CALLS and not value.args:
-                return True
-            if self.qualname(value.func) in ("os.environ.get", "os.getenv") and value.args:
-                return string_value(value.args[0].value) == "WORLD_SIZE"
-            return False
-        if isinstance(value, cst.Subscript) and self.qualname(value.value) == "os.environ" and len(value.slice) == 1:
-            index = value.slice[0].slice
-            return isinstance(index, cst.Index) and string_value(index.value) == "WORLD_SIZE"
-        return False
+        if isinstance(value, cst.Call) and self.qualname(value.func) in WORLD_SIZE_CALLS and not value.args:
+            return True
+        return environment_variable(self.qualname, value) == "WORLD_SIZE"
 
     def _counted(self, updated: cst.CSTNode):
         """``updated`` with its world size reads made the device count, or None where it has none."""

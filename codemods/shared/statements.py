@@ -1,14 +1,25 @@
 """Statement shapes several families test for: an import line, a line that is one call, a docstring; a carried
 name, a dotted name, the names a node writes and those its assignments bind; the lines of a ``with``'s block
-once the ``with`` goes."""
+once the ``with`` goes; the environment variable a read names."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import libcst as cst
 
-from migrate_xla.rule.api import code_nodes, subtree
+from migrate_xla.rule.api import code_nodes, string_value, subtree
+
+
+def environment_variable(qualname: Callable[[cst.CSTNode], str | None], node: cst.CSTNode) -> str | None:
+    """``RANK`` for ``os.environ["RANK"]``, ``os.environ.get("RANK", 0)``, ``os.getenv("RANK")``
+    (``qualname``: the rule's, which knows the file's imports); None for anything else."""
+    if isinstance(node, cst.Subscript) and qualname(node.value) == "os.environ" and len(node.slice) == 1:
+        index = node.slice[0].slice
+        return string_value(index.value) if isinstance(index, cst.Index) else None
+    if isinstance(node, cst.Call) and qualname(node.func) in ("os.environ.get", "os.getenv") and node.args:
+        return string_value(node.args[0].value)
+    return None
 
 
 def is_import_line(statement: cst.BaseStatement) -> bool:
