@@ -10,6 +10,7 @@ import libcst as cst
 
 from codemods.shared.batch_moves import BATCH_MOVE_CONTEXT, BatchMoveProof, LoopPlan
 from codemods.shared.device_values import CPU_CHOICE, XLA_DEVICE, chooses_cpu
+from codemods.shared.walk import walked
 from migrate_xla.rule.api import PL, SAFE, TORCH, TORCH_XLA, Rule, code_of, drop_items, parse_expr, string_value
 
 PIN_OPTIONS = ("pin_memory", "pin_memory_device")
@@ -260,7 +261,9 @@ class MpDeviceLoaderAtLoop(Rule):
 
     def _chooses_cpu(self) -> bool:
         if self.may_run_on_cpu is None:
-            self.may_run_on_cpu = self.proof.module is not None and chooses_cpu(self.proof.module, self.qualname)
+            self.may_run_on_cpu = self.proof.module is not None and chooses_cpu(
+                (node for node, _ in walked(self.ctx, self.proof.module)), self.qualname
+            )
         return self.may_run_on_cpu
 
     def _wrap(self, node: cst.BaseExpression, device: cst.BaseExpression, on_cpu_too: bool) -> cst.BaseExpression:

@@ -23,5 +23,4 @@ forward pass without loss scaling (XLA408).
 #   apex_conversions.py what apex's blocks and calls become without it (XLA408 applies them)
 #   scaler_analysis.py  what a file does with its GradScalers (XLA402-XLA404 share it)
 #   dtype_choices.py    where an autocast's dtype is chosen (XLA401 and XLA405 share it)
-#   walk.py             the walk both analyses make
 #   common.py           names and helpers the rules share

@@ -8,8 +8,8 @@ from __future__ import annotations
 import libcst as cst
 
 from codemods.amp.common import atomic, torch_module
-from codemods.amp.walk import is_reference
 from codemods.shared.statements import unwrap_block
+from codemods.shared.walk import is_reference
 from migrate_xla.rule.api import FileContext, code_of, subtree
 
 OPTIMIZER_PARAMETERS = '(p for group in {optimizer}.param_groups for p in group["params"])'

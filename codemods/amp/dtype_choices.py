@@ -21,9 +21,9 @@ from codemods.amp.common import (
     autocast_view,
     is_partial,
 )
-from codemods.amp.walk import is_reference, use_context, walk
 from codemods.shared.device_values import is_cuda_value, names_device
 from codemods.shared.statements import carried_name
+from codemods.shared.walk import is_reference, use_context, walk, walked
 from migrate_xla.rule.api import GAP, FileContext, call_arg, called, code_of, snippet, string_value, words
 
 # float16 spelled as a string, and what it becomes: for a dtype table's key, a config or
@@ -132,7 +132,7 @@ class _ChoiceFinder:
         self.options: dict[str, cst.Call] = {}  # argparse dest -> its add_argument call
         self.partials = False  # a partial of CUDA autocast bound to a name
         calls: list[tuple[cst.Call, tuple]] = []
-        for node, ancestors in walk(module):
+        for node, ancestors in walked(ctx, module):
             node_type = type(node)
             if node_type is cst.Import or node_type is cst.ImportFrom:
                 self.names.learn_import(node)

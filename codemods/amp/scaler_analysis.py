@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemods.amp.common import CUDA_SCALER, DEVICE_SCALER, NEVER_TAKEN
-from codemods.amp.walk import is_reference, use_context, walk
 from codemods.shared.device_values import is_cuda_value
 from codemods.shared.statements import carried_name
 from codemods.shared.training_loops import OPTIMIZER_NAME
+from codemods.shared.walk import is_reference, use_context, walk, walked
 from migrate_xla.rule.api import FileContext, call_arg, code_of, string_value
 
 
@@ -57,7 +57,9 @@ def scaler_uses(ctx: FileContext, module: cst.Module, trigger: cst.CSTNode) -> S
     traversal first meets ``trigger`` (a name that can be a scaler's)."""
     if "scaler_uses" not in ctx.shared:
         statement = ctx.statements[-1] if ctx.statements else module
-        ctx.shared["scaler_uses"] = analyse(module, trigger, statement, ctx.shared.get(NEVER_TAKEN, frozenset()))
+        ctx.shared["scaler_uses"] = analyse(
+            walked(ctx, module), trigger, statement, ctx.shared.get(NEVER_TAKEN, frozenset())
+        )
     return ctx.shared["scaler_uses"]
 
 
@@ -131,9 +133,13 @@ def _is_shaped(what: str, node: cst.CSTNode, ancestors: tuple) -> bool:
 
 
 def analyse(
-    module: cst.Module, trigger: cst.CSTNode, statement: cst.CSTNode, never: frozenset | set = frozenset()
+    nodes: list[tuple[cst.CSTNode, tuple]],
+    trigger: cst.CSTNode,
+    statement: cst.CSTNode,
+    never: frozenset | set = frozenset(),
 ) -> ScalerUses:
-    """Every GradScaler the file makes, every use of it, and what each use becomes.
+    """Every GradScaler the file makes, every use of it, and what each use becomes; ``nodes`` is
+    the walk of its module.
 
     Names are matched by spelling across the file, not by scope: two functions'
     ``scaler`` variables count as one, so if either is used in a way no rule converts,
@@ -148,7 +154,7 @@ def analyse(
     calls: list[tuple[cst.Call, tuple]] = []
     functions: dict[str, cst.FunctionDef | None] = {}  # module-level functions; None: defined twice
     order: dict[int, int] = {}  # id(node) -> its place in code order
-    for node, ancestors in walk(module):
+    for node, ancestors in nodes:
         order[id(node)] = len(order)
         node_type = type(node)
         if node_type is cst.Import or node_type is cst.ImportFrom:

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from migrate_xla.rule.api import FileContext, code_nodes, subtree
+from codemods.shared.walk import walked
+from migrate_xla.rule.api import FileContext, subtree
 
 AVAILABILITY = frozenset({"torch.cuda.is_available", "torch.accelerator.is_available"})
 # What only a GPU runs, and no rule converts or removes (a second run must find the guarded code
@@ -60,24 +61,29 @@ def cuda_guards(ctx: FileContext, module: cst.Module) -> CudaGuards:
     if "cuda_guards" not in ctx.shared:
         found = CudaGuards()
         if "is_available" in ctx.source and any(name.rsplit(".", 1)[1] in ctx.source for name in CUDA_ONLY_CALLS):
-            _find(*_scan(module), found)
+            nodes = [node for node, _ in walked(ctx, module)]
+            _find(*_scan(nodes), found)
             if found.state:
-                _only_behind_checks(module, found)
+                _only_behind_checks(nodes, found)
         ctx.shared["cuda_guards"] = found
     return ctx.shared["cuda_guards"]
 
 
-def _scan(module: cst.Module) -> tuple[FileContext, list[cst.CSTNode]]:
+def _scan(nodes: list[cst.CSTNode]) -> tuple[FileContext, list[cst.CSTNode]]:
     """The file's imports, learned, and the nodes that may guard code (blocks, conditional
-    expressions, ``and`` / ``or``) in code order: one walk, the imports known before any check
-    is read (an import may come after the code that uses it)."""
+    expressions, ``and`` / ``or``), from the module's ``nodes``: the imports known before any
+    check is read (an import may come after the code that uses it)."""
     names, candidates = FileContext(), []
-    for node in code_nodes(module):
-        if isinstance(node, (cst.Import, cst.ImportFrom)):
+    for node in nodes:
+        node_type = type(node)  # exact type checks: isinstance on LibCST's ABCs is slow
+        if node_type is cst.Import or node_type is cst.ImportFrom:
             names.learn_import(node)
-        elif isinstance(node, (cst.Module, cst.IndentedBlock, cst.IfExp, cst.BooleanOperation)):
+        elif node_type in _GUARDING:
             candidates.append(node)
     return names, candidates
+
+
+_GUARDING = frozenset({cst.Module, cst.IndentedBlock, cst.IfExp, cst.BooleanOperation})
 
 
 def _find(names: FileContext, candidates: list[cst.CSTNode], found: CudaGuards) -> None:
@@ -145,9 +151,9 @@ def _self_attributes(node: cst.CSTNode) -> set[str]:
     }
 
 
-def _only_behind_checks(module: cst.Module, found: CudaGuards) -> None:
+def _only_behind_checks(nodes: list[cst.CSTNode], found: CudaGuards) -> None:
     """Keep in ``found.state`` only the attributes no assignment outside the kept checks gives a value (None aside)."""
-    for node in code_nodes(module):
+    for node in nodes:
         if id(node) in found.assigns or not isinstance(node, (cst.Assign, cst.AnnAssign)):
             continue
         if isinstance(node.value, cst.Name) and node.value.value == "None":

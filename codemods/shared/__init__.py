@@ -23,6 +23,8 @@ here, under the name of what it is (tests/test_architecture.py checks it):
     spmd_start.py      where ``xr.use_spmd()`` goes: the start of the script's run (sharding's
                        XLA620 and XLA623, targets' XLA670)
     definitions.py     functions and classes a fix writes into the file, where every use sees them
+    walk.py            a fast walk of a module with each node's nearest ancestors, the whole
+                       module's made once a file (amp's analyses, devices' CUDA guards, data_loading)
 
 An analysis that the rules of one family share lives in that family's package
 (``amp/scaler_analysis.py``, ``amp/dtype_choices.py``).

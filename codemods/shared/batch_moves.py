@@ -16,7 +16,7 @@ import libcst as cst
 from codemods.shared.device_values import cuda_choice, is_cuda_literal, names_device
 from codemods.shared.run_time_configs import reads_run_time_config
 from codemods.shared.training_loops import DATALOADERS
-from migrate_xla.rule.api import Rule, children, code_of, names_trigger, subtree
+from migrate_xla.rule.api import TRIVIA, Rule, children, code_nodes, code_of, names_trigger, subtree
 
 LOADER_NAME = re.compile(r"loader|(^|_)dl$", re.IGNORECASE)
 ON_DEVICE_ALREADY = re.compile(r"device|xla|^mp_|^para", re.IGNORECASE)  # device_loader, mp_loader, para_loader
@@ -32,15 +32,16 @@ BATCH_MOVE_CONTEXT = names_trigger(*DATALOADERS, *DEVICE_LOADERS)
 
 def _names_in(node: cst.CSTNode) -> Iterator[cst.Name]:
     """Every Name that refers to a variable: not ``.attr`` names, not ``keyword=`` names."""
-    if isinstance(node, cst.Name):
-        yield node
-    elif isinstance(node, cst.Attribute):
-        yield from _names_in(node.value)
-    elif isinstance(node, cst.Arg):
-        yield from _names_in(node.value)
-    else:
-        for child in children(node):
-            yield from _names_in(child)
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        node_type = type(node)  # exact type checks: isinstance on LibCST's ABCs is slow
+        if node_type is cst.Name:
+            yield node
+        elif node_type is cst.Attribute or node_type is cst.Arg:
+            stack.append(node.value)
+        else:
+            stack.extend([child for child in reversed(children(node)) if type(child) not in TRIVIA])
 
 
 def _bound_names(target: cst.BaseExpression) -> list[str] | None:
@@ -56,14 +57,17 @@ def _bound_names(target: cst.BaseExpression) -> list[str] | None:
 
 def _bindings_in(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """The targets of every binding inside ``node`` (assignments, loops, ``with ... as``, ``:=``)."""
-    if isinstance(node, cst.Assign):
-        yield from (t.target for t in node.targets)
-    elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.CompFor)):
-        yield node.target
-    elif isinstance(node, cst.AsName):
-        yield node.name
-    for child in children(node):
-        yield from _bindings_in(child)
+    for inner in code_nodes(node):
+        node_type = type(inner)
+        if node_type is cst.Assign:
+            yield from (t.target for t in inner.targets)
+        elif node_type in _BINDING:
+            yield inner.target
+        elif node_type is cst.AsName:
+            yield inner.name
+
+
+_BINDING = frozenset({cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.CompFor})
 
 
 def _params(params: cst.Parameters) -> list[cst.Param]:

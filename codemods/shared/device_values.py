@@ -10,6 +10,7 @@ recompilation (XLA706) and lazy_execution (XLA205)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 import libcst as cst
 
@@ -128,27 +129,24 @@ XLA_DEVICE = "torch_xla.device()"
 CPU_CHOICE = r"""['"](?:cpu|--[\w-]*device)\b"""
 
 
-def chooses_cpu(module: cst.Module, qualname) -> bool:
-    """Whether the migrated ``module`` may run on the CPU by the user's choice.
+def chooses_cpu(nodes: Iterable[cst.CSTNode], qualname) -> bool:
+    """Whether the migrated module of ``nodes`` (all of them) may run on the CPU by the user's choice.
 
     A CUDA/CPU choice on anything but GPU availability (XLA101 and XLA102 keep those), a
     device-named variable set to the CPU (``else: device = torch.device("cpu")``), or a
     ``--device`` option (the user may pass ``cpu``). ``qualname`` resolves names.
     """
-    for node in code_nodes(module):
-        if isinstance(node, cst.IfExp):
+    for node in nodes:
+        node_type = type(node)  # exact type checks: isinstance on LibCST's ABCs is slow
+        if node_type is cst.IfExp:
             branches = (node.body, node.orelse)
             if any(_is_cpu(b, qualname) for b in branches) and any(_is_accelerator(b, qualname) for b in branches):
                 if not AVAILABILITY_TEST.fullmatch(code_of(node.test)):
                     return True
-        elif isinstance(node, cst.Assign):
+        elif node_type is cst.Assign:
             if _is_cpu(node.value, qualname) and any(names_device(target_name(t.target)) for t in node.targets):
                 return True
-        elif (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value == "add_argument"
-        ):
+        elif node_type is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "add_argument":
             flags = [string_value(a.value) or "" for a in node.args if a.keyword is None]
             if any(re.fullmatch(r"--[\w-]*device", flag) for flag in flags):
                 return True

@@ -13,7 +13,7 @@ import libcst as cst
 
 from migrate_xla.rule.api import FileContext
 from migrate_xla.rule.findings import Diagnostic
-from migrate_xla.rule.tree import FastCodegen, codegen, generating
+from migrate_xla.rule.tree import TRIVIA, FastCodegen, children, codegen, generating, subclasses
 
 
 @dataclass
@@ -90,6 +90,7 @@ _NOTHING = nullcontext()
 
 
 _NEWLINE = re.compile(r"\r\n?|\n")
+_STATEMENTS = subclasses(cst.BaseStatement)
 
 
 class OriginalCode:
@@ -224,6 +225,23 @@ def _blocks():
         cst.IndentedBlock._codegen_impl = _LIBCST_BLOCK
 
 
+def _statements_around(module: cst.Module, ids: set[int]) -> set[int]:
+    """The ids of the statements that hold the nodes of ``ids``, found in one walk that stops at
+    the last of them."""
+    found: set[int] = set()
+    left = set(ids)
+    stack: list[tuple[cst.CSTNode, tuple[int, ...]]] = [(module, ())]
+    while stack and left:
+        node, path = stack.pop()
+        if id(node) in left:
+            left.discard(id(node))
+            found.update(path)
+        if type(node) in _STATEMENTS:
+            path = (*path, id(node))
+        stack.extend([(child, path) for child in reversed(children(node)) if type(child) not in TRIVIA])
+    return found
+
+
 def positioned(
     module: cst.Module, ctx: FileContext, line_of: Callable[[int], int] | None, code: OriginalCode | None = None
 ) -> list[Diagnostic]:
@@ -241,9 +259,13 @@ def positioned(
     if code is None or code.module is not module:
         code = OriginalCode(module)
     # The statements no wanted node was reported in are generated plainly; a node reported from
-    # outside its own statements (a rule's hook on a block flags a statement in it) may be in one,
-    # and then the recorder goes through every statement again.
+    # outside any statement (a rule's leave_Module replaces a call) is looked for in the tree, and
+    # one reported from outside its own statements (a rule's hook on a block flags a statement in
+    # it) may be in a statement generated plainly: then the recorder goes through every one again.
     around = wanted | {id(statement) for item in ctx.pending for statement in item.around}
+    outside = {id(item.node) for item in ctx.pending if not item.around and type(item.node) is not cst.Module}
+    if outside:
+        around |= _statements_around(module, outside)
     for keep in (around, None):
         recorder = _PositionRecorder(
             default_indent=module.default_indent,
