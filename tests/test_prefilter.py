@@ -26,6 +26,14 @@ def test_rule_index_is_current():
     assert registry.rules_of(rule.CODE for rule in every) == every  # each from its own module, as the index says
 
 
+def test_the_index_tells_each_pattern_as_the_pattern_itself_does():
+    """The tests the index keeps for the rules' patterns, read back, are those read from each pattern."""
+    indexed = prefilter._indexed_tests()
+    patterns = {pattern for rule in registry.all_rules() for pattern in (*rule.TRIGGERS, *rule.REQUIRES)}
+    assert set(indexed) == patterns
+    assert all(indexed[pattern] == prefilter.tests_of(pattern) for pattern in patterns)
+
+
 def test_a_stale_index_says_so(monkeypatch):
     """A rule the index places in a module that does not define it (moved since) is an
     error that says to regenerate the index, not a KeyError."""

@@ -11,14 +11,15 @@ import re
 
 from migrate_xla.rule.findings import Diagnostic
 
-# one ``key: value  # comment`` line of a block mapping, its line end kept
-_ENTRY = re.compile(
+# one ``key: value  # comment`` line of a block mapping, its line end kept. The patterns are
+# compiled by ``re`` when first used (its cache keeps them): most runs edit no YAML config.
+_ENTRY = (
     r"(?P<indent>[ \t]*)(?P<key>[A-Za-z_][\w.-]*)(?P<colon>[ \t]*:[ \t]*)"
     r"(?P<value>'[^'\r\n]*'|\"[^\"\r\n]*\"|[^#\s][^#\r\n]*?|)(?P<rest>[ \t]*(?:#[^\r\n]*)?)(?P<end>\r\n|\r|\n|)\Z"
 )
 _CODES = r"(?P<codes>[A-Za-z]+[0-9]*(?:[\s,]+[A-Za-z]+[0-9]+)*)"
-_LINE_NOQA = re.compile(rf"#\s*noqa(?::\s*{_CODES})?(?![\w-])", re.IGNORECASE)
-_FILE_NOQA = re.compile(rf"^[ \t]*#\s*xla-migrate:\s*noqa(?::\s*{_CODES})?\s*$", re.IGNORECASE | re.MULTILINE)
+_LINE_NOQA = rf"(?i)#\s*noqa(?::\s*{_CODES})?(?![\w-])"
+_FILE_NOQA = rf"(?im)^[ \t]*#\s*xla-migrate:\s*noqa(?::\s*{_CODES})?\s*$"
 
 
 class Entry:
@@ -51,7 +52,7 @@ class Edit:
         self.nested: dict[tuple[str, str], Entry] = {}  # (section, key) of an indented line
         section = None
         for index, line in enumerate(self.lines):
-            match = _ENTRY.match(line)
+            match = re.match(_ENTRY, line)
             if match is None:
                 continue
             if match["indent"]:
@@ -62,7 +63,7 @@ class Edit:
                 self.top.setdefault(section, Entry(index, match))
         self.replaced: dict[int, str] = {}
         self.findings: list[Diagnostic] = []
-        self.silenced = any(self._silences(m) for m in _FILE_NOQA.finditer(text))
+        self.silenced = any(self._silences(m) for m in re.finditer(_FILE_NOQA, text))
 
     def value(self, key: str) -> str | None:
         entry = self.top.get(key)
@@ -90,7 +91,7 @@ class Edit:
 
     def _found(self, entry: Entry, message: str, fixed: bool) -> bool:
         """Report ``message`` at ``entry``; whether a suppression comment silences it."""
-        noqa = _LINE_NOQA.search(entry.match["rest"])
+        noqa = re.search(_LINE_NOQA, entry.match["rest"])
         silenced = self.silenced or (noqa is not None and self._silences(noqa))
         self.findings.append(
             Diagnostic(
