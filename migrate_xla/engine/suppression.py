@@ -21,9 +21,10 @@ import libcst as cst
 from migrate_xla.rule.api import CUDA_REFERENCE_LEFT, children, code_of, subtree
 
 _CODES = r"(?P<codes>[A-Za-z]+[0-9]*(?:[\s,]+[A-Za-z]+[0-9]+)*)"
-# a bare noqa comment, one with codes (noqa: XLA201, XLA302 or noqa:XLA2); not noqa-ish
-LINE = re.compile(rf"#\s*noqa(?::\s*{_CODES})?(?![\w-])", re.IGNORECASE)
-FILE = re.compile(rf"^[ \t]*#\s*xla-migrate:\s*noqa(?::\s*{_CODES})?\s*$", re.IGNORECASE | re.MULTILINE)
+# a bare noqa comment, one with codes (noqa: XLA201, XLA302 or noqa:XLA2); not noqa-ish. Compiled by
+# ``re`` when first used (its cache keeps them): only for a text ``may_suppress``.
+LINE = rf"(?i)#\s*noqa(?::\s*{_CODES})?(?![\w-])"
+FILE = rf"(?im)^[ \t]*#\s*xla-migrate:\s*noqa(?::\s*{_CODES})?\s*$"
 # A text that may hold a suppression of this tool's codes (a bare noqa, one naming an XLA code, a
 # file's comment): only then does the engine look for them, and parse the file whole. Other tools'
 # codes alone (`noqa: F401`, in a quarter of torch's files) cost nothing.
@@ -78,7 +79,7 @@ class Suppressions:
     """The suppression comments of one file, found in its text (a file's) and its tree (a line's)."""
 
     def __init__(self, text: str) -> None:
-        self.file = [Comment(_codes(m), None, text.count("\n", 0, m.start()) + 1) for m in FILE.finditer(text)]
+        self.file = [Comment(_codes(m), None, text.count("\n", 0, m.start()) + 1) for m in re.finditer(FILE, text)]
         self.lines: list[Comment] = []
         self._covering: dict[int, Comment] = {}  # id of a node -> the line comment covering it
         self._left: set[int] = set()  # ids of the statements where a finding was silenced
@@ -86,8 +87,8 @@ class Suppressions:
     def learn(self, module: cst.Module) -> None:
         """Find the line comments of ``module``: every node a statement's comment covers."""
         for statement, header in _statement_lines(module):
-            found = LINE.search(
-                code_of(statement.with_changes(leading_lines=())) if header is None else _header(statement)
+            found = re.search(
+                LINE, code_of(statement.with_changes(leading_lines=())) if header is None else _header(statement)
             )
             if found is None:
                 continue
