@@ -50,10 +50,13 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_tpu_report.py
 
 # docs/rules.md and migrate_xla/generated/rule_index.py (what the pre-filter reads of each rule) are
-# generated from the rules (tests/test_docs.py and tests/test_prefilter.py check that they are current).
+# generated from the rules (tests/test_docs.py and tests/test_prefilter.py check that they are current),
+# migrate_xla/generated/node_builders.py (the fast parse's node builders) from the installed LibCST
+# (tests/test_engine_rules.py).
 docs: $(STAMP)
 	$(BIN)/python -m migrate_xla.generators.docs > docs/rules.md
 	$(BIN)/python -m migrate_xla.generators.make_index
+	$(BIN)/python -m migrate_xla.generators.make_node_builders
 
 # Regenerates migrate_xla/generated/tpu_api.py (torch_tpu's public names) from the torch_tpu wheel on
 # PyPI, downloaded with pip (about 100 MB; nothing is installed). TORCH_TPU=0.3.0 for another release.

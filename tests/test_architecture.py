@@ -168,7 +168,7 @@ def test_every_generated_module_says_how_it_is_written():
 
     folder = Path(generated.__file__).parent
     tables = sorted(p for p in folder.glob("*.py") if p.name != "__init__.py")
-    assert {p.stem for p in tables} == {"rule_index", "cuda_api", "xla_ops", "tpu_api"}
+    assert {p.stem for p in tables} == {"rule_index", "cuda_api", "xla_ops", "tpu_api", "node_builders"}
     for table in tables:
         head = " ".join(table.read_text(encoding="utf-8")[:1200].split())
         assert "python -m migrate_xla.generators.make_" in head and "do not edit" in head, table.name

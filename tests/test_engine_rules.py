@@ -37,10 +37,30 @@ def test_the_fast_parse_makes_the_tree_libcst_makes():
         text = path.read_text(encoding="utf-8")
         fast, plain = tree.parse_module(text), cst.parse_module(text)
         assert fast.deep_equals(plain) and fast.code == text, path  # deep_equals compares types too
-    assert all(getattr(cst, name) is cls for name, cls in tree._node_classes().items())
+    assert all(getattr(cst, name) is cls for name, cls in tree.node_classes().items())
     assert cst.CSTNode.__post_init__ is tree._VALIDATE
-    assert 0 < len(tree._MADE) < len(tree._node_classes())
+    assert 0 < len(tree._MADE) < len(tree.node_classes())
     assert all(made is getattr(cst, name) or made.__name__ == "build" for name, made in tree._MADE.items())
+
+
+def test_the_node_builders_are_written_ahead_for_the_installed_libcst(monkeypatch):
+    """generated/node_builders.py is what make_node_builders writes for the installed LibCST, the
+    parse takes its builders from there, and where a class no longer gives the code a builder was
+    written from (another LibCST), it compiles its own: the same tree either way."""
+    from migrate_xla.generated import node_builders
+    from migrate_xla.generators import make_node_builders
+    from migrate_xla.rule import tree
+
+    assert make_node_builders.TABLE.read_text(encoding="utf-8") == make_node_builders.table_text(), (
+        f"migrate_xla/generated/node_builders.py is stale for the installed LibCST: {make_node_builders.REGENERATE}"
+    )
+    name = tree._builder(cst.Name)
+    assert name.__qualname__ == "_Name.<locals>.build"  # the written one, not compiled here
+    monkeypatch.setitem(node_builders.BUILDERS, "Name", ("def build(): pass\n", node_builders.BUILDERS["Name"][1]))
+    monkeypatch.setattr(tree, "_MADE", {})
+    assert tree._builder(cst.Name).__qualname__ == "build"
+    text = "import torch\nx = torch.ones(2).cuda()  # moved\n"
+    assert tree.parse_module(text).deep_equals(cst.parse_module(text))
 
 
 def test_syntax_error_names_the_line():

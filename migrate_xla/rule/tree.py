@@ -26,6 +26,8 @@ import libcst as cst
 from libcst._nodes.expression import _BaseParenthesizedNode
 from libcst._nodes.internal import CodegenState
 
+from migrate_xla.generated import node_builders
+
 # -- the fields a node type visits, in code order ---------------------------------------
 
 _REQUIRED = object()  # a field whose node cannot be removed
@@ -300,11 +302,12 @@ def parse_module(source: str) -> cst.Module:
     sets each field through ``object.__setattr__`` and then calls ``__post_init__``: the
     better part of the parse. While it parses, each such name stands for a function that
     makes the same node (``_builder``: the same class, the same fields and defaults) with
-    the slots' own setters: a tenth of the parse less. Each is written when the parser first
-    makes a node of its class (``_maker``): a file makes about 70 of the 170 kinds, and
-    writing them all cost a pre-commit run of one file 30 ms.
+    the slots' own setters: a tenth of the parse less. Each is taken when the parser first
+    makes a node of its class (``_maker``: a file makes about 70 of the 170 kinds), from the
+    builders written ahead into ``generated/node_builders.py`` (compiled in the run, 76 of them
+    cost a pre-commit run of one file 18 ms).
     """
-    classes = _node_classes()
+    classes = node_classes()
     for name, cls in classes.items():
         setattr(cst, name, _MADE.get(name) or _maker(name, cls))
     cst.CSTNode.__post_init__ = _trusted
@@ -317,7 +320,7 @@ def parse_module(source: str) -> cst.Module:
 
 
 @cache
-def _node_classes() -> dict[str, type]:
+def node_classes() -> dict[str, type]:
     """The node classes of the ``libcst`` module, by name (not abstract: the parser makes them).
     Told by their MRO: ``issubclass`` on LibCST's abstract base classes walks every subclass."""
     return {
@@ -347,8 +350,25 @@ def _maker(name: str, cls: type) -> Callable[..., cst.CSTNode]:
 
 def _builder(cls: type) -> Callable[..., cst.CSTNode] | None:
     """``cls(**fields)`` for a slotted frozen dataclass, without its ``__init__``; None for a
-    class made otherwise (its own ``__new__``, ``__init__`` or ``__post_init__``: read off the
-    MRO, since ``CSTNode.__post_init__`` is ``_trusted`` while the parser runs)."""
+    class made otherwise. Written ahead into ``generated/node_builders.py`` (compiling each when
+    first needed cost a one-file run 18 ms), and compiled here only where LibCST's class is no
+    longer what that was written from."""
+    made = builder_code(cls)
+    if made is None:
+        return None
+    code, scope = made
+    written = node_builders.BUILDERS.get(cls.__name__)
+    if written is not None and written[0] == code:
+        return written[1](**scope)
+    exec(code, scope)
+    return scope["build"]
+
+
+def builder_code(cls: type) -> tuple[str, dict[str, object]] | None:
+    """The code of ``build``, which makes a ``cls`` from its fields as keywords through its
+    slots' setters, and the names it reads; None for a class made otherwise (its own
+    ``__new__``, ``__init__`` or ``__post_init__``: read off the MRO, since
+    ``CSTNode.__post_init__`` is ``_trusted`` while the parser runs)."""
     fields = dataclasses.fields(cls)
     names = tuple(f.name for f in fields)
     init = cls.__init__.__code__
@@ -385,8 +405,7 @@ def _builder(cls: type) -> Callable[..., cst.CSTNode] | None:
             "    return node\n",
         ]
     )
-    exec(code, scope)
-    return scope["build"]
+    return code, scope
 
 
 _SLOT = type(cst.Name.__dict__["value"])  # a slot's member descriptor
