@@ -13,7 +13,7 @@ import libcst as cst
 
 from migrate_xla.rule.api import FileContext
 from migrate_xla.rule.findings import Diagnostic
-from migrate_xla.rule.tree import TRIVIA, FastCodegen, children, codegen, generating, subclasses
+from migrate_xla.rule.tree import STATEMENTS, TRIVIA, FastCodegen, children, codegen, generating
 
 
 @dataclass
@@ -90,7 +90,6 @@ _NOTHING = nullcontext()
 
 
 _NEWLINE = re.compile(r"\r\n?|\n")
-_STATEMENTS = subclasses(cst.BaseStatement)
 
 
 class OriginalCode:
@@ -236,7 +235,7 @@ def _statements_around(module: cst.Module, ids: set[int]) -> set[int]:
         if id(node) in left:
             left.discard(id(node))
             found.update(path)
-        if type(node) in _STATEMENTS:
+        if type(node) in STATEMENTS:
             path = (*path, id(node))
         stack.extend([(child, path) for child in reversed(children(node)) if type(child) not in TRIVIA])
     return found

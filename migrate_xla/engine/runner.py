@@ -12,7 +12,7 @@ from migrate_xla.engine import branches
 from migrate_xla.engine.slicing import Slice
 from migrate_xla.rule.api import FileContext, Rule
 from migrate_xla.rule.removed_lines import drop_removed_lines, removed_line, tidy_line
-from migrate_xla.rule.tree import LEAVES, NODE_TYPES, TRIVIA, Transformer, subclasses
+from migrate_xla.rule.tree import LEAVES, NODE_TYPES, STATEMENTS, TRIVIA, Transformer
 
 
 class RuleRunner:
@@ -40,8 +40,8 @@ class RuleRunner:
         # on_visit / on_leave do anything: the traversal calls them for those only
         self.visit_of = {t: tuple(self.visitors[t.__name__]) for t in NODE_TYPES if t.__name__ in self.visitors}
         self.leave_of = {t: tuple(self.leavers[t.__name__]) for t in NODE_TYPES if t.__name__ in self.leavers}
-        self.visits = frozenset(self.visit_of) | _IMPORTS | _STATEMENTS
-        self.leaves = frozenset(self.leave_of) | _STATEMENTS | _LEFT
+        self.visits = frozenset(self.visit_of) | _IMPORTS | STATEMENTS
+        self.leaves = frozenset(self.leave_of) | STATEMENTS | _LEFT
         # the blocks of the `if` statements whose branches the fixes made one (branches.py), by
         # id (the block: a rule that moves the `if` elsewhere, XLA659, may give it new leading
         # lines); held, so that no other node takes the id of one while the file is migrated
@@ -62,7 +62,7 @@ class RuleRunner:
         node_type = type(node)
         if node_type in _IMPORTS:
             self.ctx.learn_import(node)
-        if node_type in _STATEMENTS:
+        if node_type in STATEMENTS:
             self.ctx.statements.append(node)
             if self.piece is not None and node_type is cst.SimpleStatementLine:
                 self._learn_skipped(node)
@@ -84,11 +84,11 @@ class RuleRunner:
             updated = leave(original, updated)
             if type(updated) is not node_type:
                 break  # replaced by another kind of node, or removed: later rules do not apply
-        if node_type in _STATEMENTS:
+        if node_type in STATEMENTS:
             self.ctx.statements.pop()
             if type(updated) is cst.SimpleStatementLine:
                 updated = tidy_line(original, updated)
-            if type(updated) in _STATEMENTS:
+            if type(updated) in STATEMENTS:
                 updated = self.ctx.attach_todos(original, updated)
             if type(updated) is cst.If:
                 updated = self._collapse(original, updated)
@@ -134,7 +134,6 @@ class RuleRunner:
         return updated
 
 
-_STATEMENTS = subclasses(cst.BaseStatement)  # abstract ones too: no node's type is abstract
 _IMPORTS = frozenset({cst.Import, cst.ImportFrom})
 # what on_leave tends besides the statements and the rules' hooks: blocks, conditional expressions
 _LEFT = frozenset({cst.Module, cst.IndentedBlock, cst.IfExp})

@@ -149,6 +149,9 @@ def _trivia() -> frozenset[type]:
 
 TRIVIA = _trivia()
 
+# Every statement type, compound or a line of small ones (abstract ones too: no node's type is abstract).
+STATEMENTS = subclasses(cst.BaseStatement)
+
 
 # Node types with nothing below them but layout: a traversal that hooks none of them need
 # not enter them (a third of the nodes of a file are names).
